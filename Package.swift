@@ -1,0 +1,21 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "swiftbus",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Bus", targets: ["Bus"]),
+        .executable(name: "busctl", targets: ["busctl"]),
+    ],
+    targets: [
+        // libzmq from Debian's libzmq3-dev. A module map with `link "zmq"` and no pkgConfig:
+        // pkg-config's `-isystem` flag is refused by SwiftPM on Debian 12 (see shared notes).
+        .systemLibrary(name: "CZeroMQ", path: "Sources/CZeroMQ"),
+        .target(name: "Bus", dependencies: ["CZeroMQ"]),
+        .executableTarget(name: "busctl", dependencies: ["Bus"]),
+        .testTarget(name: "BusTests", dependencies: ["Bus"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["Bus", "busctl"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

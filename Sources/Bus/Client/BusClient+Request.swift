@@ -1,0 +1,134 @@
+import Foundation
+
+extension BusClient {
+    /// Calls `service.method` and returns the reply whatever its status.
+    ///
+    /// - Parameters:
+    ///   - payload: the request payload (JSON by convention).
+    ///   - timeout: the deadline (default ``BusOptions/requestTimeout``); also sent to the
+    ///     kernel, which holds a request for a service with no worker at most this long.
+    /// - Throws: ``BusError/timeout(service:method:seconds:)`` when the reply is late,
+    ///   ``BusError/unreachable(endpoint:reason:)`` when the request could not even be sent,
+    ///   ``BusError/closed``, ``BusError/cancelled``.
+    public func call(_ service: String, _ method: String, payload: [UInt8] = [], timeout: Duration? = nil,
+                     meta: RequestMeta = RequestMeta()) async throws(BusError) -> ReplyBody {
+        let timeout = timeout ?? options.requestTimeout
+        var meta = meta
+        let id = meta.id ?? requestID()
+        meta.id = id
+        meta.timeoutMs = meta.timeoutMs ?? Int(Broker.milliseconds(timeout))
+        meta.caller = meta.caller ?? options.name
+        let body = RequestBody(method: method, meta: meta, payload: payload).encode()
+        let deadline = ContinuousClock.now + timeout
+        let io = self.io
+        let outcome: RequestOutcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<RequestOutcome, Never>) in
+                let accepted = io.submit { loop in
+                    do throws(ZMQError) {
+                        try loop.requesterHandler().send(id: id, service: service, body: body, deadline: deadline) {
+                            continuation.resume(returning: $0)
+                        }
+                    } catch {
+                        continuation.resume(returning: .failed(.zmq(error)))
+                    }
+                }
+                if !accepted { continuation.resume(returning: .failed(.closed)) }
+            }
+        } onCancel: {
+            io.submit { loop in (try? loop.requesterHandler())?.cancel(id: id) }
+        }
+        let seconds = Double(Broker.milliseconds(timeout)) / 1000
+        switch outcome {
+        case .reply(let reply): return reply
+        case .timeout: throw .timeout(service: service, method: method, seconds: seconds)
+        case .unreachable:
+            throw .unreachable(endpoint: options.endpoints.requests, reason: "no connection within \(seconds) s")
+        case .failed(let error): throw error
+        }
+    }
+
+    /// Calls `service.method` with a JSON body and decodes a JSON reply.
+    ///
+    /// - Throws: everything ``call(_:_:payload:timeout:meta:)`` throws, and
+    ///   ``BusError/reply(status:code:message:)`` for a non-2xx reply,
+    ///   ``BusError/invalidPayload(_:)`` when the reply is not a `Response`.
+    public func request<Request: Encodable, Response: Decodable>(
+        _ service: String, _ method: String, _ body: Request, as type: Response.Type = Response.self, timeout: Duration? = nil
+    ) async throws(BusError) -> Response {
+        let payload: [UInt8]
+        do {
+            payload = Array(try JSONEncoder.bus.encode(body))
+        } catch {
+            throw .invalidPayload("cannot encode \(Request.self): \(error)")
+        }
+        let reply = try await call(service, method, payload: payload, timeout: timeout)
+        guard Status.isSuccess(reply.status) else {
+            let error = reply.errorBody
+            throw .reply(status: reply.status, code: error.code, message: error.message)
+        }
+        do {
+            return try JSONDecoder().decode(Response.self, from: Data(reply.payload))
+        } catch {
+            throw .invalidPayload("reply of \(service).\(method) is not a \(Response.self): \(error)")
+        }
+    }
+
+    /// Sends an arbitrary MDP request body on a dedicated connection and returns the reply
+    /// frames as they come (for services that do not speak the bus's body format).
+    public func rawRequest(_ service: String, body: Frames, timeout: Duration? = nil) async throws(BusError) -> Frames {
+        let deadline = ContinuousClock.now + (timeout ?? options.requestTimeout)
+        let io = self.io
+        let result: Result<Frames, BusError> = await withCheckedContinuation { continuation in
+            let accepted = io.submit { loop in
+                do throws(ZMQError) {
+                    let handler = try RawRequestHandler(loop: loop, service: service, body: body, deadline: deadline) {
+                        continuation.resume(returning: $0)
+                    }
+                    loop.add(handler)
+                } catch {
+                    continuation.resume(returning: .failure(.zmq(error)))
+                }
+            }
+            if !accepted { continuation.resume(returning: .failure(.closed)) }
+        }
+        return try result.get()
+    }
+
+    /// The retained value of `topic`, or nil when the kernel holds none.
+    public func retained(_ topic: String, timeout: Duration? = nil) async throws(BusError) -> RetainedValue? {
+        let reply = try await call(Broker.kernelService, "retained", payload: Array("{\"topic\":\(Self.jsonString(topic))}".utf8), timeout: timeout)
+        if reply.status == 404 { return nil }
+        guard Status.isSuccess(reply.status) else {
+            throw .reply(status: reply.status, code: reply.errorBody.code, message: reply.errorBody.message)
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(reply.payload)) else {
+            throw .malformed("bus.retained reply is not JSON")
+        }
+        return try RetainedValue.from(jsonObject: object)
+    }
+
+    /// Every retained value whose topic matches `pattern`.
+    public func retainedValues(matching pattern: String, timeout: Duration? = nil) async throws(BusError) -> [RetainedValue] {
+        let reply = try await call(Broker.kernelService, "retained", payload: Array("{\"pattern\":\(Self.jsonString(pattern))}".utf8), timeout: timeout)
+        guard Status.isSuccess(reply.status) else {
+            throw .reply(status: reply.status, code: reply.errorBody.code, message: reply.errorBody.message)
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(reply.payload)) as? [String: Any],
+            let values = object["values"] as? [Any]
+        else { throw .malformed("bus.retained reply has no values") }
+        var result: [RetainedValue] = []
+        for value in values { result.append(try RetainedValue.from(jsonObject: value)) }
+        return result
+    }
+
+    /// Every registered service (`bus.services`).
+    public func services(timeout: Duration? = nil) async throws(BusError) -> [ServiceSnapshot] {
+        struct Reply: Decodable { var services: [ServiceSnapshot] }
+        return try await request(Broker.kernelService, "services", [String: String](), as: Reply.self, timeout: timeout).services
+    }
+
+    static func jsonString(_ text: String) -> String {
+        let data = (try? JSONEncoder.bus.encode(text)) ?? Data("\"\"".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

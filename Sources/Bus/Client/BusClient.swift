@@ -1,0 +1,173 @@
+import Foundation
+import Synchronization
+
+/// A connection to the bus: publish, subscribe, observe retained state, call methods, serve
+/// methods. One I/O thread per client owns its sockets; every method here is safe from any
+/// task.
+public final class BusClient: Sendable {
+    public let options: BusOptions
+    let io: IOThread
+    private let state = Mutex(State())
+
+    struct State {
+        var seqs: [String: UInt64] = [:]
+        var nextID = 0
+        var closed = false
+    }
+
+    /// The service name events are published under.
+    public var name: String { options.name }
+    /// This process's instance id.
+    public var instance: String { options.instance }
+    var logger: Logger { options.logger }
+
+    /// Opens the sockets' thread; connections are made lazily and asynchronously, so this does
+    /// not fail when the kernel is not up yet (requests then fail with ``BusError/unreachable``).
+    public init(options: BusOptions) {
+        self.options = options
+        self.io = IOThread(endpoints: options.endpoints, logger: options.logger, name: options.name)
+    }
+
+    /// Closes every socket after flushing queued publishes. Pending requests fail with
+    /// ``BusError/closed``.
+    public func close() async {
+        state.withLock { $0.closed = true }
+        await io.stop()
+    }
+
+    func nextID() -> Int {
+        state.withLock { s in
+            s.nextID += 1
+            return s.nextID
+        }
+    }
+
+    func requestID() -> String {
+        "\(options.instance)-\(nextID())"
+    }
+
+    // MARK: publish
+
+    /// Publishes `value` as JSON on `topic`.
+    ///
+    /// - Parameters:
+    ///   - topic: a concrete topic (`auth.state`), no wildcards.
+    ///   - retain: the kernel keeps it as the topic's current value. The first retained publish
+    ///     of a topic continues the sequence number the kernel holds for it.
+    /// - Throws: ``BusError/invalidTopic(_:reason:)``, ``BusError/invalidPayload(_:)``,
+    ///   ``BusError/closed``.
+    public func publish<T: Encodable>(_ topic: String, _ value: T, retain: Bool = false, correlationID: String = "", causationID: String = "") async throws(BusError) {
+        let payload: [UInt8]
+        do {
+            payload = Array(try JSONEncoder.bus.encode(value))
+        } catch {
+            throw .invalidPayload("cannot encode \(T.self) for '\(topic)': \(error)")
+        }
+        try await publish(topic, payload: payload, retain: retain, correlationID: correlationID, causationID: causationID)
+    }
+
+    /// Publishes raw payload bytes (JSON unless `contentType` says otherwise).
+    public func publish(_ topic: String, payload: [UInt8], retain: Bool = false, contentType: String = "application/json",
+                        correlationID: String = "", causationID: String = "", flags extra: EventMeta.Flags = []) async throws(BusError) {
+        try Topic.validate(topic)
+        if retain, !hasSequence(topic) {
+            let current = try? await retained(topic)
+            continueSequence(topic, after: current?.meta.seq ?? 0)
+        }
+        let seq = nextSeq(topic)
+        var flags = extra
+        if retain { flags.insert(.retained) }
+        let meta = EventMeta(
+            flags: flags, seq: seq, timestampMicros: Clock.microsNow(), source: options.name, instance: options.instance,
+            contentType: contentType, correlationID: correlationID, causationID: causationID)
+        try send(event: [Array(topic.utf8), meta.encode(), payload])
+    }
+
+    /// Sends already-encoded event frames (used by `busctl replay`).
+    public func send(event frames: Frames) throws(BusError) {
+        guard !state.withLock({ $0.closed }) else { throw .closed }
+        guard io.publish(frames) else { throw .closed }
+    }
+
+    /// Makes the next sequence number of `topic` `seq + 1`, e.g. after restoring state whose
+    /// last published value had `seq`. Never moves a sequence backwards.
+    public func continueSequence(_ topic: String, after seq: UInt64) {
+        state.withLock { s in s.seqs[topic] = max(s.seqs[topic] ?? 0, seq) }
+    }
+
+    func hasSequence(_ topic: String) -> Bool {
+        state.withLock { $0.seqs[topic] != nil }
+    }
+
+    private func nextSeq(_ topic: String) -> UInt64 {
+        state.withLock { s in
+            let next = (s.seqs[topic] ?? 0) + 1
+            s.seqs[topic] = next
+            return next
+        }
+    }
+
+    // MARK: subscribe
+
+    /// Subscribes to topics matching any of `patterns` (`*` one token, `>` the rest).
+    ///
+    /// The sequence ends when the task iterating it is cancelled or the client closes. When the
+    /// subscription is new on this process's connection, the kernel first sends the current
+    /// value of every matching retained topic (``BusEvent/isSnapshot``).
+    /// - Throws: ``BusError/invalidTopic(_:reason:)`` for a bad pattern.
+    public func subscribe(_ patterns: [String], bufferSize: Int? = nil) throws(BusError) -> BusSubscription {
+        var parsed: [TopicPattern] = []
+        for pattern in patterns { parsed.append(try TopicPattern(pattern)) }
+        if parsed.isEmpty { parsed = [try TopicPattern(">")] }
+        return try subscribe(parsed, bufferSize: bufferSize ?? options.subscriptionBuffer, onExisting: nil)
+    }
+
+    /// Subscribes to one pattern; see ``subscribe(_:bufferSize:)``.
+    public func subscribe(_ pattern: String) throws(BusError) -> BusSubscription {
+        try subscribe([pattern])
+    }
+
+    func subscribe(_ patterns: [TopicPattern], bufferSize: Int, onExisting: (@Sendable () -> Void)?) throws(BusError) -> BusSubscription {
+        let id = nextID()
+        let (stream, continuation) = AsyncStream<BusEvent>.makeStream(bufferingPolicy: .bufferingOldest(bufferSize))
+        let counter = DropCounter()
+        let sink: SubscriberHandler.Sink = { event in
+            var event = event
+            let lost = counter.take()
+            event.missed += lost
+            if case .dropped = continuation.yield(event) { counter.add(1) }
+        }
+        let io = self.io
+        continuation.onTermination = { _ in
+            io.submit { loop in (try? loop.subscriberHandler())?.remove(id: id) }
+        }
+        let accepted = io.submit { loop in
+            do throws(ZMQError) {
+                let existing = try loop.subscriberHandler().add(id: id, patterns: patterns, sink: sink)
+                if existing { onExisting?() }
+            } catch {
+                loop.logger.error("cannot subscribe", metadata: ["error": error.description])
+                continuation.finish()
+            }
+        }
+        guard accepted else { throw .closed }
+        return BusSubscription(stream: stream)
+    }
+}
+
+/// Counts events a full subscription buffer dropped, to report them as a gap on the next one.
+final class DropCounter: Sendable {
+    private let count = Atomic<UInt64>(0)
+    func add(_ n: UInt64) { count.add(n, ordering: .relaxed) }
+    func take() -> UInt64 { count.exchange(0, ordering: .relaxed) }
+}
+
+/// The events of a subscription, as an `AsyncSequence`.
+public struct BusSubscription: AsyncSequence, Sendable {
+    public typealias Element = BusEvent
+    let stream: AsyncStream<BusEvent>
+
+    public func makeAsyncIterator() -> AsyncStream<BusEvent>.Iterator {
+        stream.makeAsyncIterator()
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// How a process connects to the bus.
+public struct BusOptions: Sendable {
+    /// The kernel's endpoints.
+    public var endpoints: Endpoints
+    /// The service name this process publishes as (the `source` of its events).
+    public var name: String
+    /// This process's instance id (default: `<name>-<host>-<pid>-<random>`).
+    public var instance: String
+    /// The version reported in `bus.services`.
+    public var version: String
+    /// Default request deadline.
+    public var requestTimeout: Duration = .seconds(5)
+    /// MDP heartbeat interval and liveness for workers (match the kernel's).
+    public var heartbeat: Duration = .milliseconds(1000)
+    public var liveness = 3
+    /// Events buffered per subscription before the oldest undelivered are kept and newer ones
+    /// dropped (and reported as a gap).
+    public var subscriptionBuffer = 10_000
+    public var logger: Logger
+
+    public init(endpoints: Endpoints, name: String, instance: String? = nil, version: String = BusVersion.current) {
+        self.endpoints = endpoints
+        self.name = name
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
+        let pid = ProcessInfo.processInfo.processIdentifier
+        self.instance = instance ?? "\(name)-\(host)-\(pid)-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))"
+        self.version = version
+        self.logger = Logger(label: name)
+    }
+}
+
+/// The project's version, reported by services and busctl.
+public enum BusVersion {
+    public static let current = "0.1.0"
+    /// The event meta version and request/reply body format this library speaks.
+    public static let protocolVersion = Int(EventMeta.version)
+}

@@ -1,0 +1,179 @@
+import Foundation
+
+/// The outcome of a request as the I/O thread reports it.
+enum RequestOutcome: Sendable {
+    case reply(ReplyBody)
+    /// Never sent: no connection to the kernel before the deadline.
+    case unreachable
+    /// Sent, but no reply before the deadline.
+    case timeout
+    case failed(BusError)
+}
+
+/// The process's request DEALER towards the kernel's ROUTER (MDP client, `MDPC01`). Many
+/// requests can be in flight on it; replies are matched by the `id` in the reply meta.
+final class RequesterHandler: IOHandler {
+    typealias Completion = @Sendable (RequestOutcome) -> Void
+
+    struct Pending {
+        var service: String
+        var frames: Frames
+        var deadline: ContinuousClock.Instant
+        var sent: Bool
+        var completion: Completion
+    }
+
+    let socket: ZMQSocket
+    private var pending: [String: Pending] = [:]
+    /// Ids not yet handed to libzmq (no connection yet: `ZMQ_IMMEDIATE`), oldest first.
+    private var unsent: [String] = []
+
+    init(loop: IOLoop) throws(ZMQError) {
+        socket = try ZMQSocket(loop.context, .dealer, tuning: .client)
+        do {
+            try socket.connect(loop.endpoints.requests)
+        } catch {
+            socket.close()
+            throw error
+        }
+    }
+
+    func send(id: String, service: String, body: Frames, deadline: ContinuousClock.Instant, completion: @escaping Completion) {
+        let frames = MDP.clientRequest(service: service, body: body)
+        pending[id] = Pending(service: service, frames: frames, deadline: deadline, sent: false, completion: completion)
+        unsent.append(id)
+        flush()
+    }
+
+    func cancel(id: String) {
+        unsent.removeAll { $0 == id }
+        pending.removeValue(forKey: id)?.completion(.failed(.cancelled))
+    }
+
+    private func flush() {
+        while let id = unsent.first {
+            guard let request = pending[id] else {
+                unsent.removeFirst()
+                continue
+            }
+            do {
+                guard try socket.send(request.frames) else { return }
+            } catch {
+                pending[id] = nil
+                unsent.removeFirst()
+                request.completion(.failed(.zmq(error)))
+                continue
+            }
+            pending[id]!.sent = true
+            unsent.removeFirst()
+        }
+    }
+
+    func readable(_ loop: IOLoop) {
+        for _ in 0..<1024 {
+            guard let frames = try? socket.receive() else { return }
+            guard frames.count >= 3, frames[0].isEmpty, frames[1] == MDP.client else {
+                loop.logger.warning("dropped a reply that is not MDPC01", metadata: ["frames": String(frames.count)])
+                continue
+            }
+            let service = String(decoding: frames[2], as: UTF8.self)
+            let body = Array(frames.dropFirst(3))
+            let reply: ReplyBody
+            do {
+                reply = try ReplyBody.decode(body)
+            } catch {
+                loop.logger.warning("dropped a reply from \(service): \(error)")
+                continue
+            }
+            var id = reply.meta.id
+            if id == nil || pending[id!] == nil {
+                // A reply without our id (an unmodified worker): match it when only one
+                // request to that service is waiting.
+                let candidates = pending.filter { $0.value.service == service && $0.value.sent }
+                id = candidates.count == 1 ? candidates.first!.key : nil
+            }
+            guard let id, let request = pending.removeValue(forKey: id) else { continue }
+            request.completion(.reply(reply))
+        }
+    }
+
+    func tick(_ loop: IOLoop, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        if !unsent.isEmpty { flush() }
+        var next: ContinuousClock.Instant?
+        for (id, request) in pending {
+            if request.deadline <= now {
+                pending[id] = nil
+                unsent.removeAll { $0 == id }
+                request.completion(request.sent ? .timeout : .unreachable)
+            } else if next == nil || request.deadline < next! {
+                next = request.deadline
+            }
+        }
+        if !unsent.isEmpty {
+            let retry = now + .milliseconds(20)
+            if next == nil || retry < next! { next = retry }
+        }
+        return next
+    }
+
+    func close(_ loop: IOLoop) {
+        for (_, request) in pending { request.completion(.failed(.closed)) }
+        pending.removeAll()
+        socket.close()
+    }
+}
+
+/// A one-shot request on its own DEALER, for bodies that are not ours (talking to unmodified
+/// MDP workers): the reply is whatever frames come back.
+final class RawRequestHandler: IOHandler {
+    let socket: ZMQSocket
+    let deadline: ContinuousClock.Instant
+    private var sent = false
+    private var frames: Frames
+    private var completion: (@Sendable (Result<Frames, BusError>) -> Void)?
+
+    init(loop: IOLoop, service: String, body: Frames, deadline: ContinuousClock.Instant,
+         completion: @escaping @Sendable (Result<Frames, BusError>) -> Void) throws(ZMQError) {
+        socket = try ZMQSocket(loop.context, .dealer, tuning: .client)
+        do {
+            try socket.connect(loop.endpoints.requests)
+        } catch {
+            socket.close()
+            throw error
+        }
+        self.deadline = deadline
+        self.frames = MDP.clientRequest(service: service, body: body)
+        self.completion = completion
+        trySend()
+    }
+
+    private func trySend() {
+        guard !sent else { return }
+        if (try? socket.send(frames)) == true { sent = true }
+    }
+
+    func readable(_ loop: IOLoop) {
+        guard let reply = try? socket.receive() else { return }
+        guard reply.count >= 3, reply[0].isEmpty, reply[1] == MDP.client else { return }
+        completion?(.success(Array(reply.dropFirst(3))))
+        completion = nil
+        loop.remove(self)
+    }
+
+    func tick(_ loop: IOLoop, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        trySend()
+        if now >= deadline {
+            completion?(.failure(sent ? .timeout(service: "raw", method: "", seconds: 0) : .unreachable(endpoint: loop.endpoints.requests, reason: "no connection")))
+            completion = nil
+            loop.remove(self)
+            return nil
+        }
+        return sent ? deadline : min(deadline, now + .milliseconds(20))
+    }
+
+    func close(_ loop: IOLoop) {
+        completion?(.failure(.closed))
+        completion = nil
+        socket.close()
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+
+/// A request handed from a worker socket to the service runtime.
+struct WorkerRequest: Sendable {
+    let worker: ObjectIdentifier
+    let client: [UInt8]
+    let body: Frames
+    let received: ContinuousClock.Instant
+}
+
+/// One MDP worker connection (`MDPW01`) to the kernel: READY with the instance's metadata,
+/// heartbeats both ways, reconnect when the kernel goes silent, and a drain that sends
+/// DISCONNECT and waits for the kernel's DISCONNECT back before closing.
+final class WorkerHandler: IOHandler {
+    enum Phase { case serving, draining, drained }
+
+    private(set) var socket: ZMQSocket
+    let service: String
+    let metadata: [UInt8]
+    let heartbeat: Duration
+    let liveness: Int
+    let sink: @Sendable (WorkerRequest) -> Void
+    private var kernelDeadline: ContinuousClock.Instant
+    private var nextHeartbeat: ContinuousClock.Instant
+    private(set) var phase = Phase.serving
+    private var onDrained: (@Sendable () -> Void)?
+    private var inFlight = 0
+    private(set) var reconnects = 0
+
+    init(loop: IOLoop, service: String, metadata: [UInt8], heartbeat: Duration, liveness: Int,
+         sink: @escaping @Sendable (WorkerRequest) -> Void) throws(ZMQError) {
+        self.service = service
+        self.metadata = metadata
+        self.heartbeat = heartbeat
+        self.liveness = liveness
+        self.sink = sink
+        let now = ContinuousClock.now
+        kernelDeadline = now + heartbeat * liveness
+        nextHeartbeat = now + heartbeat
+        socket = try Self.open(loop)
+        try socket.send(MDP.workerReady(service: service, metadata: metadata), dontWait: true)
+    }
+
+    private static func open(_ loop: IOLoop) throws(ZMQError) -> ZMQSocket {
+        // Not IMMEDIATE: READY must wait in the queue until the connection is up.
+        let socket = try ZMQSocket(loop.context, .dealer, tuning: .default)
+        do {
+            try socket.connect(loop.endpoints.requests)
+        } catch {
+            socket.close()
+            throw error
+        }
+        return socket
+    }
+
+    func readable(_ loop: IOLoop) {
+        for _ in 0..<256 {
+            guard let frames = try? socket.receive() else { return }
+            kernelDeadline = .now + heartbeat * liveness
+            guard frames.count >= 3, frames[0].isEmpty, frames[1] == MDP.worker, frames[2].count == 1,
+                let command = MDP.Command(rawValue: frames[2][0])
+            else {
+                loop.logger.warning("worker of \(service) dropped a message that is not MDPW01")
+                continue
+            }
+            switch command {
+            case .request:
+                guard frames.count >= 5, frames[4].isEmpty else {
+                    loop.logger.warning("worker of \(service) dropped a REQUEST without [client][empty]")
+                    continue
+                }
+                inFlight += 1
+                sink(WorkerRequest(worker: ObjectIdentifier(self), client: frames[3], body: Array(frames.dropFirst(5)), received: .now))
+            case .heartbeat:
+                break
+            case .disconnect:
+                if phase == .draining {
+                    finishDrainIfIdle(loop, acknowledged: true)
+                } else {
+                    loop.logger.notice("kernel asked the worker of \(service) to reconnect")
+                    reconnect(loop)
+                }
+            case .ready, .reply:
+                loop.logger.warning("worker of \(service) got an unexpected \(command) command")
+            }
+        }
+    }
+
+    /// Sends the reply for a request this worker received.
+    func reply(_ loop: IOLoop, client: [UInt8], body: Frames) {
+        inFlight = max(0, inFlight - 1)
+        do {
+            try socket.send(MDP.workerReply(client: client, body: body))
+        } catch {
+            loop.logger.error("worker of \(service) could not send a reply", metadata: ["error": error.description])
+        }
+        if phase == .draining { finishDrainIfIdle(loop, acknowledged: false) }
+    }
+
+    /// Tells the kernel this worker leaves (DISCONNECT) and calls `done` once the kernel has
+    /// acknowledged and every request it was given has been answered.
+    func drain(_ loop: IOLoop, done: @escaping @Sendable () -> Void) {
+        guard phase == .serving else {
+            done()
+            return
+        }
+        phase = .draining
+        onDrained = done
+        _ = try? socket.send(MDP.workerCommand(.disconnect))
+        acknowledged = false
+    }
+
+    private var acknowledged = false
+
+    private func finishDrainIfIdle(_ loop: IOLoop, acknowledged ack: Bool) {
+        if ack { acknowledged = true }
+        guard acknowledged, inFlight == 0, phase == .draining else { return }
+        phase = .drained
+        onDrained?()
+        onDrained = nil
+    }
+
+    private func reconnect(_ loop: IOLoop) {
+        socket.close()
+        reconnects += 1
+        inFlight = 0
+        do {
+            socket = try Self.open(loop)
+            try socket.send(MDP.workerReady(service: service, metadata: metadata), dontWait: true)
+        } catch {
+            loop.logger.error("worker of \(service) could not reconnect", metadata: ["error": error.description])
+        }
+        kernelDeadline = .now + heartbeat * liveness
+        loop.socketsChanged()
+    }
+
+    func tick(_ loop: IOLoop, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        guard phase != .drained else { return nil }
+        if now >= kernelDeadline {
+            if phase == .draining {
+                // The kernel is gone; nobody is left to acknowledge.
+                finishDrainIfIdle(loop, acknowledged: true)
+                return nil
+            }
+            loop.logger.warning("kernel silent for \(heartbeat * liveness); worker of \(service) reconnects")
+            reconnect(loop)
+        }
+        if now >= nextHeartbeat {
+            _ = try? socket.send(MDP.workerCommand(.heartbeat))
+            nextHeartbeat = now + heartbeat
+        }
+        return min(nextHeartbeat, kernelDeadline)
+    }
+
+    func close(_ loop: IOLoop) {
+        if phase == .serving { _ = try? socket.send(MDP.workerCommand(.disconnect)) }
+        onDrained?()
+        onDrained = nil
+        socket.close()
+    }
+}

@@ -1,0 +1,74 @@
+/// What `bus.services` returns for one service.
+public struct ServiceSnapshot: Codable, Equatable, Sendable {
+    public struct Instance: Codable, Equatable, Sendable {
+        public var instance: String
+        public var version: String?
+        public var host: String?
+        public var pid: Int?
+        /// Worker connections this instance registered (its concurrency).
+        public var workers: Int
+        public var uptimeMs: Int64
+        /// Milliseconds since the kernel last heard from the instance.
+        public var heartbeatAgeMs: Int64
+        public var handled: Int
+        public var inFlight: Int
+        public var failed: Int
+        public var draining: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case instance, version, host, pid, workers, handled, failed, draining
+            case uptimeMs = "uptime_ms"
+            case heartbeatAgeMs = "heartbeat_age_ms"
+            case inFlight = "in_flight"
+        }
+    }
+
+    public var service: String
+    public var instances: [Instance]
+    public var queued: Int
+    public var requests: Int
+    public var errors: Int
+    public var failed: Int
+    public var p50Us: Int?
+    public var p99Us: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case service, instances, queued, requests, errors, failed
+        case p50Us = "p50_us"
+        case p99Us = "p99_us"
+    }
+}
+
+extension Broker {
+    /// Every service the broker knows, sorted by name, with its instances.
+    public func snapshot(now: ContinuousClock.Instant) -> [ServiceSnapshot] {
+        var names = Set(services.keys)
+        for worker in workers.values { names.insert(worker.service) }
+        return names.sorted().map { name in
+            let service = services[name]
+            let mine = workers.values.filter { $0.service == name }
+            let byInstance = Dictionary(grouping: mine, by: { $0.info.instance })
+            let instances = byInstance.keys.sorted().map { key -> ServiceSnapshot.Instance in
+                let group = byInstance[key]!
+                let info = group[0].info
+                let registered = group.map(\.registered).min()!
+                let lastSeen = group.map(\.lastSeen).max()!
+                return ServiceSnapshot.Instance(
+                    instance: key, version: info.version, host: info.host, pid: info.pid, workers: group.count,
+                    uptimeMs: Self.milliseconds(now - registered), heartbeatAgeMs: Self.milliseconds(now - lastSeen),
+                    handled: group.reduce(0) { $0 + $1.handled }, inFlight: group.filter { $0.inFlight != nil }.count,
+                    failed: group.reduce(0) { $0 + $1.failed }, draining: group.allSatisfy(\.draining))
+            }
+            return ServiceSnapshot(
+                service: name, instances: instances, queued: service?.queue.count ?? 0,
+                requests: service?.stats.requests ?? 0, errors: service?.stats.errors ?? 0,
+                failed: service?.stats.failed ?? 0, p50Us: service?.stats.percentile(0.5),
+                p99Us: service?.stats.percentile(0.99))
+        }
+    }
+
+    /// Names of services with at least one worker that is not draining.
+    public var liveServices: Set<String> {
+        Set(workers.values.filter { !$0.draining }.map(\.service))
+    }
+}

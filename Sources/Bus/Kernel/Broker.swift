@@ -1,0 +1,351 @@
+import Foundation
+
+/// The kernel's request plane as a value type: a Majordomo (7/MDP) broker with 8/MMI, fed
+/// messages and clock ticks, returning what to send. No sockets, no clock of its own, so
+/// routing, load balancing, deadlines and heartbeat expiry are tested without either.
+public struct Broker {
+    /// What the shell around the broker must do.
+    public enum Action: Equatable, Sendable {
+        /// Send these frames on the ROUTER (the first frame is the peer's routing id).
+        case send(Frames)
+        /// Publish a kernel event.
+        case publish(topic: String, payload: [UInt8])
+        /// A request for the kernel's own service (`bus`): answer it with ``clientReply``.
+        case kernelRequest(client: [UInt8], body: Frames)
+        /// A message that broke the protocol: count it and log it (rate-limited).
+        case rejected(reason: String)
+    }
+
+    public struct Config: Sendable {
+        /// MDP heartbeat interval; a worker is gone after `liveness` silent intervals.
+        public var heartbeatInterval: Duration = .milliseconds(1000)
+        public var liveness: Int = 3
+        /// How long a request without its own deadline waits for a worker.
+        public var defaultGrace: Duration = .seconds(5)
+        /// Longest any request waits in the kernel, whatever deadline it asks for.
+        public var maxWait: Duration = .seconds(60)
+        /// Requests queued per service before new ones get 503 at once.
+        public var maxQueuedPerService: Int = 10_000
+        public init() {}
+        var expiry: Duration { heartbeatInterval * liveness }
+    }
+
+    struct Pending {
+        var client: [UInt8]
+        var body: Frames
+        var received: ContinuousClock.Instant
+        var deadline: ContinuousClock.Instant
+    }
+
+    struct InFlight {
+        var client: [UInt8]
+        var body: Frames
+        var dispatched: ContinuousClock.Instant
+    }
+
+    struct Worker {
+        let identity: [UInt8]
+        let service: String
+        var info: WorkerInfo
+        var expiry: ContinuousClock.Instant
+        var inFlight: InFlight?
+        var draining = false
+        let registered: ContinuousClock.Instant
+        var lastSeen: ContinuousClock.Instant
+        var handled = 0
+        var failed = 0
+    }
+
+    struct Service {
+        var waiting: [[UInt8]] = []
+        var queue: [Pending] = []
+        var stats = ServiceStats()
+    }
+
+    public let config: Config
+    private(set) var workers: [[UInt8]: Worker] = [:]
+    private(set) var services: [String: Service] = [:]
+    private var nextHeartbeat: ContinuousClock.Instant?
+
+    public init(config: Config = Config()) {
+        self.config = config
+    }
+
+    /// The kernel's own service name.
+    public static let kernelService = "bus"
+
+    // MARK: input
+
+    /// Handles one message from the ROUTER.
+    public mutating func receive(_ frames: Frames, now: ContinuousClock.Instant) -> [Action] {
+        let message: MDP.Inbound
+        do {
+            message = try MDP.parseInbound(frames)
+        } catch {
+            var actions: [Action] = [.rejected(reason: error.description)]
+            // A client that speaks MDPC01 but broke the rest gets an answer, not silence.
+            if frames.count >= 3, frames[1].isEmpty, frames[2] == MDP.client, let id = frames.first {
+                let reply = ReplyBody.error(400, code: "malformed", message: error.description, id: nil, from: "kernel")
+                actions.append(.send(MDP.clientReply(to: id, service: "", body: reply.encode())))
+            }
+            return actions
+        }
+        switch message {
+        case .clientRequest(let client, let service, let body):
+            return clientRequest(client: client, service: service, body: body, now: now)
+        case .ready(let sender, let service, let metadata):
+            return ready(sender: sender, service: service, metadata: metadata, now: now)
+        case .reply(let sender, let client, let body):
+            return reply(sender: sender, client: client, body: body, now: now)
+        case .heartbeat(let sender):
+            guard workers[sender] != nil else {
+                return [.send(MDP.command(to: sender, .disconnect))]
+            }
+            workers[sender]!.expiry = now + config.expiry
+            workers[sender]!.lastSeen = now
+            return []
+        case .disconnect(let sender):
+            return disconnect(sender: sender, now: now)
+        }
+    }
+
+    /// Advances the clock: heartbeats due, workers expired, queued requests past deadline.
+    public mutating func tick(now: ContinuousClock.Instant) -> [Action] {
+        var actions: [Action] = []
+        if nextHeartbeat == nil || now >= nextHeartbeat! {
+            for identity in workers.keys where !workers[identity]!.draining {
+                actions.append(.send(MDP.command(to: identity, .heartbeat)))
+            }
+            nextHeartbeat = now + config.heartbeatInterval
+        }
+        for (identity, worker) in workers where worker.expiry <= now {
+            actions += removeWorker(identity, now: now, reason: "heartbeat expired")
+        }
+        for name in services.keys {
+            var expired: [Pending] = []
+            services[name]!.queue.removeAll { pending in
+                if pending.deadline <= now {
+                    expired.append(pending)
+                    return true
+                }
+                return false
+            }
+            for pending in expired {
+                let hasWorkers = workers.values.contains { $0.service == name && !$0.draining }
+                let waited = Self.milliseconds(now - pending.received)
+                let reply: ReplyBody
+                if hasWorkers {
+                    reply = .error(
+                        504, code: "timeout",
+                        message: "no worker of service '\(name)' became free within \(waited) ms",
+                        id: RequestBody.peekMeta(pending.body)?.id, from: "kernel")
+                } else {
+                    reply = .error(
+                        503, code: "no_such_service",
+                        message: "no worker for service '\(name)' registered within \(waited) ms",
+                        id: RequestBody.peekMeta(pending.body)?.id, from: "kernel")
+                }
+                services[name]!.stats.record(status: reply.status, latency: nil, now: now)
+                actions.append(.send(MDP.clientReply(to: pending.client, service: name, body: reply.encode())))
+            }
+            if services[name]!.queue.isEmpty && services[name]!.waiting.isEmpty
+                && !workers.values.contains(where: { $0.service == name })
+                && services[name]!.stats.isIdle(now: now)
+            {
+                services[name] = nil
+            }
+        }
+        return actions
+    }
+
+    /// When the shell should call ``tick(now:)`` next.
+    public func nextDeadline(now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        var next = nextHeartbeat ?? now
+        for worker in workers.values where worker.expiry < next { next = worker.expiry }
+        for service in services.values {
+            for pending in service.queue where pending.deadline < next { next = pending.deadline }
+        }
+        return next
+    }
+
+    // MARK: clients
+
+    private mutating func clientRequest(client: [UInt8], service: String, body: Frames, now: ContinuousClock.Instant) -> [Action] {
+        if service == Self.kernelService {
+            return [.kernelRequest(client: client, body: body)]
+        }
+        if service.hasPrefix("mmi.") {
+            return [.send(MDP.clientReply(to: client, service: service, body: [mmi(service: service, body: body)]))]
+        }
+        let meta = RequestBody.peekMeta(body)
+        var wait = config.defaultGrace
+        if let ms = meta?.timeoutMs, ms > 0 { wait = .milliseconds(ms) }
+        if wait > config.maxWait { wait = config.maxWait }
+        var entry = services[service] ?? Service()
+        if entry.queue.count >= config.maxQueuedPerService {
+            let reply = ReplyBody.error(
+                503, code: "overloaded",
+                message: "service '\(service)' has \(entry.queue.count) requests queued; try later",
+                id: meta?.id, from: "kernel")
+            entry.stats.record(status: 503, latency: nil, now: now)
+            services[service] = entry
+            return [.send(MDP.clientReply(to: client, service: service, body: reply.encode()))]
+        }
+        entry.queue.append(Pending(client: client, body: body, received: now, deadline: now + wait))
+        services[service] = entry
+        return dispatch(service, now: now)
+    }
+
+    /// 8/MMI: `mmi.service` answers 200 when the named service has a worker, else 404;
+    /// any other `mmi.*` answers 501.
+    private func mmi(service: String, body: Frames) -> [UInt8] {
+        guard service == "mmi.service" else { return Array("501".utf8) }
+        let name = body.first.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        if name == Self.kernelService { return Array("200".utf8) }
+        let known = workers.values.contains { $0.service == name && !$0.draining }
+        return Array((known ? "200" : "404").utf8)
+    }
+
+    // MARK: workers
+
+    private mutating func ready(sender: [UInt8], service: String, metadata: [UInt8]?, now: ContinuousClock.Instant) -> [Action] {
+        if workers[sender] != nil {
+            // 7/MDP: a READY from a known worker is a protocol error; drop it and disconnect.
+            var actions = removeWorker(sender, now: now, reason: "sent READY twice")
+            actions.append(.send(MDP.command(to: sender, .disconnect)))
+            actions.append(.rejected(reason: "worker \(WorkerInfo.hex(sender)) sent READY twice"))
+            return actions
+        }
+        if service == Self.kernelService || service.hasPrefix("mmi.") {
+            return [
+                .send(MDP.command(to: sender, .disconnect)),
+                .rejected(reason: "a worker tried to register the reserved service '\(service)'"),
+            ]
+        }
+        let info = WorkerInfo(identity: sender, metadata: metadata)
+        let firstOfInstance = !workers.values.contains { $0.service == service && $0.info.instance == info.instance }
+        workers[sender] = Worker(
+            identity: sender, service: service, info: info, expiry: now + config.expiry,
+            registered: now, lastSeen: now)
+        services[service, default: Service()].waiting.append(sender)
+        var actions: [Action] = []
+        if firstOfInstance {
+            actions.append(.publish(topic: "bus.service.up", payload: serviceEvent(service, info, reason: "ready")))
+        }
+        return actions + dispatch(service, now: now)
+    }
+
+    private mutating func reply(sender: [UInt8], client: [UInt8], body: Frames, now: ContinuousClock.Instant) -> [Action] {
+        guard var worker = workers[sender] else {
+            return [
+                .send(MDP.command(to: sender, .disconnect)),
+                .rejected(reason: "REPLY from unknown worker \(WorkerInfo.hex(sender))"),
+            ]
+        }
+        let status = ReplyBody.peekStatus(body)
+        var latency: Duration?
+        if let inFlight = worker.inFlight {
+            latency = now - inFlight.dispatched
+        }
+        worker.inFlight = nil
+        worker.handled += 1
+        if let status, status >= 500 { worker.failed += 1 }
+        worker.expiry = now + config.expiry
+        worker.lastSeen = now
+        workers[sender] = worker
+        services[worker.service, default: Service()].stats.record(status: status ?? 200, latency: latency, now: now)
+        var actions: [Action] = [.send(MDP.clientReply(to: client, service: worker.service, body: body))]
+        if worker.draining {
+            actions += removeWorker(sender, now: now, reason: "drained")
+            actions.append(.send(MDP.command(to: sender, .disconnect)))
+        } else {
+            services[worker.service, default: Service()].waiting.append(sender)
+            actions += dispatch(worker.service, now: now)
+        }
+        return actions
+    }
+
+    private mutating func disconnect(sender: [UInt8], now: ContinuousClock.Instant) -> [Action] {
+        guard var worker = workers[sender] else { return [] }
+        if worker.inFlight != nil {
+            // Let it finish: it stops getting work now and leaves once its reply is routed.
+            worker.draining = true
+            workers[sender] = worker
+            services[worker.service]?.waiting.removeAll { $0 == sender }
+            return []
+        }
+        // Acknowledge with DISCONNECT: everything this worker was sent is now before that
+        // ack on its connection, so a draining worker that sees it has nothing more to do.
+        return removeWorker(sender, now: now, reason: "disconnected") + [.send(MDP.command(to: sender, .disconnect))]
+    }
+
+    private mutating func removeWorker(_ identity: [UInt8], now: ContinuousClock.Instant, reason: String) -> [Action] {
+        guard let worker = workers.removeValue(forKey: identity) else { return [] }
+        services[worker.service]?.waiting.removeAll { $0 == identity }
+        var actions: [Action] = []
+        if let inFlight = worker.inFlight {
+            let reply = ReplyBody.error(
+                503, code: "worker_lost",
+                message: "the worker of '\(worker.service)' handling this request went away (\(reason))",
+                id: RequestBody.peekMeta(inFlight.body)?.id, from: "kernel")
+            services[worker.service]?.stats.record(status: 503, latency: now - inFlight.dispatched, now: now)
+            actions.append(.send(MDP.clientReply(to: inFlight.client, service: worker.service, body: reply.encode())))
+        }
+        let lastOfInstance = !workers.values.contains { $0.service == worker.service && $0.info.instance == worker.info.instance }
+        if lastOfInstance {
+            actions.append(.publish(topic: "bus.service.down", payload: serviceEvent(worker.service, worker.info, reason: reason)))
+        }
+        return actions
+    }
+
+    private mutating func dispatch(_ name: String, now: ContinuousClock.Instant) -> [Action] {
+        guard var service = services[name] else { return [] }
+        var actions: [Action] = []
+        while !service.waiting.isEmpty && !service.queue.isEmpty {
+            let identity = service.waiting.removeFirst()
+            guard workers[identity] != nil else { continue }
+            let pending = service.queue.removeFirst()
+            workers[identity]!.inFlight = InFlight(client: pending.client, body: pending.body, dispatched: now)
+            actions.append(.send(MDP.request(to: identity, client: pending.client, body: pending.body)))
+        }
+        services[name] = service
+        return actions
+    }
+
+    private func serviceEvent(_ service: String, _ info: WorkerInfo, reason: String) -> [UInt8] {
+        let remaining = workers.values.filter { $0.service == service && !$0.draining }.count
+        let event = ServiceEvent(
+            service: service, instance: info.instance, version: info.version, host: info.host, pid: info.pid,
+            workers: remaining, reason: reason)
+        return (try? JSONEncoder.bus.encode(event)).map(Array.init) ?? []
+    }
+
+    static func milliseconds(_ d: Duration) -> Int64 {
+        d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000
+    }
+}
+
+/// The payload of `bus.service.up` and `bus.service.down`.
+public struct ServiceEvent: Codable, Equatable, Sendable {
+    public var service: String
+    public var instance: String
+    public var version: String?
+    public var host: String?
+    public var pid: Int?
+    /// Workers of the service still registered after this change.
+    public var workers: Int
+    public var reason: String
+}
+
+extension ReplyBody {
+    /// The status of a reply body without decoding the rest; nil when it is not ours.
+    static func peekStatus(_ body: Frames) -> Int? {
+        guard let first = body.first, first.count == 3 else { return nil }
+        var value = 0
+        for byte in first {
+            guard byte >= 0x30 && byte <= 0x39 else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+        }
+        return value
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// The kernel's view of the event plane: per-topic counters, who publishes what, who
+/// subscribes to what, and the last retained message per topic.
+struct EventPlane {
+    struct TopicCounters {
+        var messages: UInt64 = 0
+        var bytes: UInt64 = 0
+        var drops: UInt64 = 0
+        var staleRetained: UInt64 = 0
+        var lastSource: [UInt8] = []
+        var sources: Set<String> = []
+        var lastSeen: ContinuousClock.Instant?
+    }
+
+    struct Retained {
+        var meta: [UInt8]
+        var payload: [UInt8]
+        var seq: UInt64
+    }
+
+    var topics: [[UInt8]: TopicCounters] = [:]
+    var retained: [String: Retained] = [:]
+    /// Subscription prefixes currently announced by subscribers, with their count.
+    var subscriptions: [[UInt8]: Int] = [:]
+    var malformed: UInt64 = 0
+    var retainedRefused: UInt64 = 0
+    var totalMessages: UInt64 = 0
+    var totalBytes: UInt64 = 0
+    var totalDrops: UInt64 = 0
+    let maxRetained: Int
+
+    init(maxRetained: Int) {
+        self.maxRetained = maxRetained
+    }
+
+    /// Keeps a retained message if it is newer than the one held (higher seq, or the reset
+    /// flag). Returns false for a stale one.
+    mutating func retain(topic: String, meta: [UInt8], payload: [UInt8], seq: UInt64, reset: Bool) -> Bool {
+        if let current = retained[topic] {
+            guard reset || seq > current.seq else { return false }
+        } else if retained.count >= maxRetained {
+            retainedRefused += 1
+            return false
+        }
+        retained[topic] = Retained(meta: meta, payload: payload, seq: seq)
+        return true
+    }
+
+    mutating func subscription(_ frame: [UInt8]) {
+        guard let kind = frame.first, kind <= 1 else { return }
+        let prefix = Array(frame.dropFirst())
+        if kind == 1 {
+            subscriptions[prefix, default: 0] += 1
+        } else if let count = subscriptions[prefix] {
+            subscriptions[prefix] = count > 1 ? count - 1 : nil
+        }
+    }
+}

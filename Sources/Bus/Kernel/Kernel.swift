@@ -1,0 +1,377 @@
+import CZeroMQ
+import Foundation
+import Synchronization
+
+/// The microkernel: a Majordomo broker on a ROUTER and an XSUB/XPUB event forwarder, served by
+/// one dedicated thread that owns every socket. Nothing here runs on Swift's cooperative pool.
+public final class Kernel: Sendable {
+    public let config: KernelConfig
+    let logger: Logger
+    private let wake = WakeUp()
+    private let stopping = Atomic<Bool>(false)
+    private let context = ZMQContext(ioThreads: 1)
+
+    public init(config: KernelConfig, logger: Logger = Logger(label: "kernel")) {
+        self.config = config
+        self.logger = logger
+    }
+
+    /// Binds the three endpoints and serves on the calling thread until ``stop()``.
+    ///
+    /// - Parameter onReady: called once every endpoint is bound.
+    /// - Throws: ``ZMQError`` when an endpoint cannot be bound (address in use, bad endpoint).
+    public func run(onReady: @Sendable () -> Void = {}) throws(ZMQError) {
+        let loop = try KernelLoop(kernel: self, context: context)
+        logger.info("kernel listening", metadata: [
+            "requests": loop.router.endpoint, "events.in": loop.xsub.endpoint, "events.out": loop.xpub.endpoint,
+            "libzmq": ZMQContext.version,
+        ])
+        onReady()
+        loop.serve(wake: wake, stopping: stopping)
+        loop.close()
+        context.terminate()
+        wake.close()
+        logger.info("kernel stopped")
+    }
+
+    /// Asks the serving thread to stop; safe from any thread and from signal-handling code.
+    public func stop() {
+        stopping.store(true, ordering: .releasing)
+        wake.signal()
+    }
+
+    /// Runs the kernel on a new thread and returns once it is bound (or failed to bind).
+    /// For in-process use (tests, benchmarks); `busctl kernel` calls ``run(onReady:)``.
+    public func start() throws(ZMQError) {
+        let result = Mutex<Result<Void, ZMQError>?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let thread = Thread { [self] in
+            do throws(ZMQError) {
+                try self.run { result.withLock { $0 = .success(()) }; ready.signal() }
+            } catch {
+                result.withLock { $0 = .failure(error) }
+                ready.signal()
+            }
+        }
+        thread.name = "bus.kernel"
+        thread.start()
+        ready.wait()
+        try result.withLock { $0! }.get()
+    }
+}
+
+/// The state of the serving thread. Not Sendable: created, used and closed on that thread.
+final class KernelLoop {
+    let kernel: Kernel
+    let router: ZMQSocket
+    let xsub: ZMQSocket
+    let xpub: ZMQSocket
+    var broker: Broker
+    var events: EventPlane
+    var logLimiter = RateLimitedLog()
+    var kernelSeq: [String: UInt64] = [:]
+    let instance = "kernel-\(ProcessInfo.processInfo.processIdentifier)"
+    let started = ContinuousClock.now
+    var unroutable: UInt64 = 0
+    var rejected: UInt64 = 0
+    private var parts: UnsafeMutablePointer<zmq_msg_t>
+    private static let partCount = 4
+
+    var logger: Logger { kernel.logger }
+
+    init(kernel: Kernel, context: ZMQContext) throws(ZMQError) {
+        self.kernel = kernel
+        let config = kernel.config
+        broker = Broker(config: config.broker)
+        events = EventPlane(maxRetained: config.maxRetainedTopics)
+        parts = .allocate(capacity: Self.partCount)
+        for i in 0..<Self.partCount { zmq_msg_init(parts + i) }
+
+        var opened: [ZMQSocket] = []
+        do {
+            let router = try ZMQSocket(context, .router, tuning: config.tuning)
+            opened.append(router)
+            try router.set(ZMQ_ROUTER_MANDATORY, 1)
+            try router.bind(Endpoints.bindable(config.endpoints.requests))
+
+            let xsub = try ZMQSocket(context, .xsub, tuning: config.tuning)
+            opened.append(xsub)
+            try xsub.bind(Endpoints.bindable(config.endpoints.eventsIn))
+            // Subscribe to everything: the kernel counts and retains every topic.
+            try xsub.send([[1]])
+
+            var outTuning = config.tuning
+            outTuning.sendHighWater = config.subscriberHighWater
+            let xpub = try ZMQSocket(context, .xpub, tuning: outTuning)
+            opened.append(xpub)
+            try xpub.set(ZMQ_XPUB_NODROP, 1)
+            try xpub.set(ZMQ_XPUB_VERBOSE, 1)
+            try xpub.bind(Endpoints.bindable(config.endpoints.eventsOut))
+            self.router = router
+            self.xsub = xsub
+            self.xpub = xpub
+        } catch {
+            for socket in opened { socket.close() }
+            for i in 0..<Self.partCount { zmq_msg_close(parts + i) }
+            parts.deallocate()
+            throw error
+        }
+    }
+
+    func close() {
+        router.close()
+        xsub.close()
+        xpub.close()
+        for i in 0..<Self.partCount { zmq_msg_close(parts + i) }
+        parts.deallocate()
+    }
+
+    func serve(wake: WakeUp, stopping: borrowing Atomic<Bool>) {
+        var poller = ZMQPoller()
+        let routerIndex = poller.add(router)
+        let xsubIndex = poller.add(xsub)
+        let xpubIndex = poller.add(xpub)
+        let wakeIndex = poller.add(fd: wake.fd)
+        while !stopping.load(ordering: .acquiring) {
+            let now = ContinuousClock.now
+            let next = broker.nextDeadline(now: now)
+            let waitMs = next <= now ? 0 : min(100, Int(Broker.milliseconds(next - now)) + 1)
+            do {
+                _ = try poller.poll(timeoutMs: waitMs)
+            } catch {
+                if error.isTerminated { break }
+                logger.error("poll failed", metadata: ["error": error.description])
+                continue
+            }
+            if poller.isReadable(wakeIndex) { wake.drain() }
+            if poller.isReadable(xsubIndex) { forwardEvents(limit: 4096) }
+            if poller.isReadable(routerIndex) { serveRequests(limit: 512) }
+            if poller.isReadable(xpubIndex) { readSubscriptions(limit: 512) }
+            let after = ContinuousClock.now
+            if broker.nextDeadline(now: after) <= after {
+                perform(broker.tick(now: after))
+            }
+        }
+    }
+
+    // MARK: request plane
+
+    private func serveRequests(limit: Int) {
+        for _ in 0..<limit {
+            let frames: Frames
+            do {
+                guard let received = try router.receive() else { return }
+                frames = received
+            } catch {
+                logger.error("router receive failed", metadata: ["error": error.description])
+                return
+            }
+            perform(broker.receive(frames, now: .now))
+        }
+    }
+
+    func perform(_ actions: [Broker.Action]) {
+        for action in actions {
+            switch action {
+            case .send(let frames):
+                sendRouter(frames)
+            case .publish(let topic, let payload):
+                publishKernelEvent(topic: topic, payload: payload)
+                if let event = try? JSONDecoder().decode(ServiceEvent.self, from: Data(payload)) {
+                    logger.info("\(topic == "bus.service.up" ? "service up" : "service down")", metadata: [
+                        "service": event.service, "instance": event.instance, "reason": event.reason,
+                        "workers": String(event.workers),
+                    ])
+                }
+            case .kernelRequest(let client, let body):
+                let reply = answerKernelRequest(body)
+                sendRouter(MDP.clientReply(to: client, service: Broker.kernelService, body: reply.encode()))
+            case .rejected(let reason):
+                rejected += 1
+                if let suppressed = logLimiter.shouldLog("rejected:\(reason)", now: .now) {
+                    logger.warning("rejected a request-plane message: \(reason)", metadata: suppressed > 0 ? ["suppressed": String(suppressed)] : [:])
+                }
+            }
+        }
+    }
+
+    private func sendRouter(_ frames: Frames) {
+        do {
+            if try !router.send(frames) {
+                unroutable += 1
+                if logLimiter.shouldLog("router-full", now: .now) != nil {
+                    logger.warning("a peer's queue is full; message dropped")
+                }
+            }
+        } catch {
+            // ROUTER_MANDATORY: the peer is gone (EHOSTUNREACH). Count it; the peer's own
+            // timeout covers it.
+            unroutable += 1
+            if logLimiter.shouldLog("unroutable", now: .now) != nil {
+                logger.debug("unroutable message", metadata: ["error": error.description])
+            }
+        }
+    }
+
+    // MARK: event plane
+
+    /// Moves up to `limit` events from XSUB to XPUB without copying: the kernel's hot path.
+    private func forwardEvents(limit: Int) {
+        let xsubRaw = xsub.raw
+        let xpubRaw = xpub.raw
+        for _ in 0..<limit {
+            var rc = zmq_msg_recv(parts, xsubRaw, ZMQ_DONTWAIT)
+            if rc < 0 {
+                if zmq_errno() == EINTR { continue }
+                return
+            }
+            var count = 1
+            var size = Int(rc)
+            while zmq_msg_more(parts + min(count - 1, Self.partCount - 1)) == 1 {
+                let slot = min(count, Self.partCount - 1)
+                rc = zmq_msg_recv(parts + slot, xsubRaw, 0)
+                if rc < 0 { break }
+                size += Int(rc)
+                count += 1
+            }
+            guard count == 3 else {
+                noteMalformed("event with \(count) frames (expected [topic][meta][payload])")
+                continue
+            }
+            let topicSize = zmq_msg_size(parts)
+            let metaSize = zmq_msg_size(parts + 1)
+            guard topicSize > 0, topicSize <= Topic.maxLength,
+                let header = EventMeta.peek(UnsafeRawPointer(zmq_msg_data(parts + 1)), count: metaSize)
+            else {
+                noteMalformed("event with an empty or oversized topic or an unreadable meta frame")
+                continue
+            }
+            let topicKey = Array(UnsafeRawBufferPointer(start: zmq_msg_data(parts), count: topicSize))
+            var retainedCopy: (meta: [UInt8], payload: [UInt8])?
+            if header.flags.contains(.retained) {
+                retainedCopy = (
+                    Array(UnsafeRawBufferPointer(start: zmq_msg_data(parts + 1), count: metaSize)),
+                    Array(UnsafeRawBufferPointer(start: zmq_msg_data(parts + 2), count: zmq_msg_size(parts + 2)))
+                )
+            }
+            if events.topics[topicKey] == nil,
+                String(validating: topicKey, as: UTF8.self).map({ (try? Topic.validate($0)) != nil }) != true
+            {
+                noteMalformed("event topic '\(String(decoding: topicKey.prefix(64), as: UTF8.self))' breaks the naming rules")
+                continue
+            }
+            let source = sourceBytes(parts + 1, metaSize)
+            var delivered = true
+            if zmq_msg_send(parts, xpubRaw, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0 {
+                delivered = false
+            } else {
+                zmq_msg_send(parts + 1, xpubRaw, ZMQ_SNDMORE)
+                zmq_msg_send(parts + 2, xpubRaw, 0)
+            }
+            events.totalMessages += 1
+            events.totalBytes += UInt64(size)
+            if !delivered { events.totalDrops += 1 }
+            updateTopic(topicKey, size: size, delivered: delivered, source: source)
+            if let retainedCopy {
+                let topic = String(decoding: topicKey, as: UTF8.self)
+                if !events.retain(
+                    topic: topic, meta: retainedCopy.meta, payload: retainedCopy.payload, seq: header.seq,
+                    reset: header.flags.contains(.reset))
+                {
+                    events.topics[topicKey]?.staleRetained += 1
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    private func updateTopic(_ key: [UInt8], size: Int, delivered: Bool, source: UnsafeRawBufferPointer?) {
+        let now = ContinuousClock.now
+        modify(&events.topics[key, default: EventPlane.TopicCounters()]) { counters in
+            counters.messages += 1
+            counters.bytes += UInt64(size)
+            if !delivered { counters.drops += 1 }
+            counters.lastSeen = now
+            if let source, !counters.lastSource.elementsEqual(source) {
+                counters.lastSource = Array(source)
+                if counters.sources.count < 64 {
+                    counters.sources.insert(String(decoding: source, as: UTF8.self))
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    private func modify<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }
+
+    /// The source field of a meta frame, in place.
+    private func sourceBytes(_ msg: UnsafeMutablePointer<zmq_msg_t>, _ size: Int) -> UnsafeRawBufferPointer? {
+        guard size > EventMeta.fixedSize, let base = zmq_msg_data(msg) else { return nil }
+        let length = Int(base.load(fromByteOffset: EventMeta.fixedSize, as: UInt8.self))
+        guard EventMeta.fixedSize + 1 + length <= size else { return nil }
+        return UnsafeRawBufferPointer(start: base + EventMeta.fixedSize + 1, count: length)
+    }
+
+    private func noteMalformed(_ reason: String) {
+        events.malformed += 1
+        if let suppressed = logLimiter.shouldLog("malformed-event", now: .now) {
+            logger.warning("dropped a malformed event: \(reason)", metadata: suppressed > 0 ? ["suppressed": String(suppressed)] : [:])
+        }
+    }
+
+    private func readSubscriptions(limit: Int) {
+        for _ in 0..<limit {
+            guard let frames = try? xpub.receive(), let frame = frames.first else { return }
+            events.subscription(frame)
+            if frame.first == 1 { sendRetained(matching: Array(frame.dropFirst())) }
+        }
+    }
+
+    /// The last-value cache: when a subscription arrives, every retained value under its
+    /// prefix goes out again, flagged `snapshot`. The subscription is in XPUB's table by the
+    /// time the kernel reads it, so the new subscriber is sure to get the current value, and
+    /// a value retained before the subscription landed is never missed. Other subscribers of
+    /// the topic see a snapshot with a sequence number they already have and drop it.
+    private func sendRetained(matching prefix: [UInt8]) {
+        let prefixText = String(decoding: prefix, as: UTF8.self)
+        for (topic, entry) in events.retained where topic.utf8.starts(with: prefix) || prefixText.isEmpty {
+            var meta = entry.meta
+            if meta.count > 1 { meta[1] |= EventMeta.Flags.snapshot.rawValue }
+            if (try? xpub.send([Array(topic.utf8), meta, entry.payload])) != true {
+                events.totalDrops += 1
+            }
+        }
+    }
+
+    /// Publishes an event the kernel itself produces (source `kernel`).
+    func publishKernelEvent(topic: String, payload: [UInt8], retained: Bool = false) {
+        let seq = (kernelSeq[topic] ?? 0) + 1
+        kernelSeq[topic] = seq
+        let meta = EventMeta(
+            flags: retained ? .retained : [], seq: seq, timestampMicros: Clock.microsNow(), source: "kernel",
+            instance: instance)
+        let metaBytes = meta.encode()
+        let key = Array(topic.utf8)
+        let delivered = (try? xpub.send([key, metaBytes, payload])) ?? false
+        updateTopicForKernel(key, size: key.count + metaBytes.count + payload.count, delivered: delivered)
+        if retained {
+            _ = events.retain(topic: topic, meta: metaBytes, payload: payload, seq: seq, reset: false)
+        }
+    }
+
+    private func updateTopicForKernel(_ key: [UInt8], size: Int, delivered: Bool) {
+        events.totalMessages += 1
+        events.totalBytes += UInt64(size)
+        let source = Array("kernel".utf8)
+        source.withUnsafeBytes { updateTopic(key, size: size, delivered: delivered, source: $0) }
+    }
+}
+
+enum Clock {
+    /// Microseconds since the Unix epoch.
+    static func microsNow() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec / 1000)
+    }
+}

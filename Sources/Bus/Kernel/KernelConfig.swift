@@ -1,0 +1,15 @@
+/// Everything `busctl kernel` can be told.
+public struct KernelConfig: Sendable {
+    public var endpoints: Endpoints
+    public var broker = Broker.Config()
+    public var tuning = SocketTuning.default
+    /// High-water mark of the XPUB towards each subscriber; past it the kernel drops (and counts)
+    /// rather than block every other subscriber.
+    public var subscriberHighWater: Int32 = 100_000
+    /// Most topics with a retained value.
+    public var maxRetainedTopics = 100_000
+
+    public init(endpoints: Endpoints) {
+        self.endpoints = endpoints
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// The kernel's own service, `bus`: methods answered on the serving thread from the broker's and
+/// the event plane's state.
+extension KernelLoop {
+    func answerKernelRequest(_ frames: Frames) -> ReplyBody {
+        let body: RequestBody
+        do {
+            body = try RequestBody.decode(frames)
+        } catch {
+            return .error(400, code: "malformed", message: error.description, id: nil, from: "kernel")
+        }
+        let id = body.meta.id
+        let params: [String: Any]
+        if body.payload.isEmpty {
+            params = [:]
+        } else if let object = try? JSONSerialization.jsonObject(with: Data(body.payload)) as? [String: Any] {
+            params = object
+        } else {
+            return .error(400, code: "invalid_json", message: "the payload of bus.\(body.method) is not a JSON object", id: id, from: "kernel")
+        }
+        let result: Result<Any, ErrorBody>
+        switch body.method {
+        case "ping":
+            result = .success(["pong": true, "libzmq": ZMQContext.version, "uptime_ms": Broker.milliseconds(.now - started)])
+        case "services":
+            result = .success(["services": jsonArray(broker.snapshot(now: .now))])
+        case "retained":
+            result = retained(params)
+        case "stats":
+            result = .success(stats())
+        default:
+            result = .failure(ErrorBody(code: "no_such_method", message: "the kernel service 'bus' has no method '\(body.method)' (try ping, services, retained, stats)"))
+        }
+        switch result {
+        case .success(let value):
+            let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+            return ReplyBody(status: 200, meta: ReplyMeta(id: id, from: "kernel"), payload: Array(data))
+        case .failure(let error):
+            let status = error.code == "not_found" || error.code == "no_such_method" ? 404 : 400
+            return .error(status, code: error.code, message: error.message, id: id, from: "kernel")
+        }
+    }
+
+    private func retained(_ params: [String: Any]) -> Result<Any, ErrorBody> {
+        if let topic = params["topic"] as? String {
+            guard let entry = events.retained[topic], let meta = try? EventMeta.decode(entry.meta) else {
+                return .failure(ErrorBody(code: "not_found", message: "no retained value for topic '\(topic)'"))
+            }
+            return .success(RetainedValue(topic: topic, meta: meta, payload: entry.payload).jsonObject())
+        }
+        let patternText = params["pattern"] as? String ?? ">"
+        guard let pattern = try? TopicPattern(patternText) else {
+            return .failure(ErrorBody(code: "invalid_topic", message: "'\(patternText)' is not a valid topic pattern"))
+        }
+        var values: [Any] = []
+        for topic in events.retained.keys.sorted() where pattern.matches(topic) {
+            let entry = events.retained[topic]!
+            if let meta = try? EventMeta.decode(entry.meta) {
+                values.append(RetainedValue(topic: topic, meta: meta, payload: entry.payload).jsonObject())
+            }
+        }
+        return .success(["values": values])
+    }
+
+    private func stats() -> [String: Any] {
+        let now = ContinuousClock.now
+        var topics: [[String: Any]] = []
+        for (key, counters) in events.topics {
+            let topic = String(decoding: key, as: UTF8.self)
+            let subscribers = events.subscriptions.reduce(0) { total, entry in
+                total + (key.starts(with: entry.key) ? entry.value : 0)
+            }
+            topics.append([
+                "topic": topic, "messages": counters.messages, "bytes": counters.bytes, "drops": counters.drops,
+                "stale_retained": counters.staleRetained, "publishers": counters.sources.sorted(),
+                "subscribers": subscribers, "retained": events.retained[topic] != nil,
+                "last_seen_ms_ago": counters.lastSeen.map { Broker.milliseconds(now - $0) } ?? -1,
+            ])
+        }
+        topics.sort { ($0["topic"] as! String) < ($1["topic"] as! String) }
+        let subscriptions = events.subscriptions.map { ["prefix": String(decoding: $0.key, as: UTF8.self), "count": $0.value] }
+            .sorted { ($0["prefix"] as! String) < ($1["prefix"] as! String) }
+        return [
+            "uptime_ms": Broker.milliseconds(now - started),
+            "time_us": Clock.microsNow(),
+            "events": [
+                "messages": events.totalMessages, "bytes": events.totalBytes, "drops": events.totalDrops,
+                "malformed": events.malformed, "retained_topics": events.retained.count,
+                "retained_refused": events.retainedRefused,
+            ],
+            "requests": ["rejected": rejected, "unroutable": unroutable],
+            "topics": topics,
+            "subscriptions": subscriptions,
+            "services": jsonArray(broker.snapshot(now: now)),
+        ]
+    }
+
+    private func jsonArray<T: Encodable>(_ value: T) -> Any {
+        guard let data = try? JSONEncoder.bus.encode(value),
+            let object = try? JSONSerialization.jsonObject(with: data)
+        else { return [] }
+        return object
+    }
+}

@@ -1,0 +1,138 @@
+/// The `meta` frame of an event, a small fixed binary header (all integers big-endian):
+///
+/// ```
+/// offset size field
+/// 0      1    version (1)
+/// 1      1    flags: bit0 retained, bit1 replayed, bit2 reset, bit3 snapshot
+/// 2      8    seq        u64, per publisher instance and topic, starts at 1
+/// 10     8    timestamp  u64, microseconds since the Unix epoch
+/// 18     ...  five short strings, each u8 length + UTF-8 bytes:
+///             source, instance, content-type, correlation-id, causation-id
+/// ```
+/// Readers ignore bytes after the last field they know, so later versions can append.
+public struct EventMeta: Equatable, Sendable {
+    public static let version: UInt8 = 1
+    public static let fixedSize = 18
+
+    public struct Flags: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// The kernel keeps this message as the topic's current value.
+        public static let retained = Flags(rawValue: 1 << 0)
+        /// Sent by `busctl replay`, not by the original source.
+        public static let replayed = Flags(rawValue: 1 << 1)
+        /// Replaces the retained value whatever its sequence number (an explicit reset).
+        public static let reset = Flags(rawValue: 1 << 2)
+        /// Re-sent by the kernel from its retained store because a subscription matching the
+        /// topic arrived (the last-value cache): the current value, not a new change.
+        public static let snapshot = Flags(rawValue: 1 << 3)
+    }
+
+    public var flags: Flags
+    public var seq: UInt64
+    public var timestampMicros: UInt64
+    public var source: String
+    public var instance: String
+    public var contentType: String
+    public var correlationID: String
+    public var causationID: String
+
+    public init(
+        flags: Flags = [], seq: UInt64, timestampMicros: UInt64, source: String, instance: String,
+        contentType: String = "application/json", correlationID: String = "", causationID: String = ""
+    ) {
+        self.flags = flags
+        self.seq = seq
+        self.timestampMicros = timestampMicros
+        self.source = source
+        self.instance = instance
+        self.contentType = contentType
+        self.correlationID = correlationID
+        self.causationID = causationID
+    }
+
+    public var isRetained: Bool { flags.contains(.retained) }
+
+    /// Encodes the header. Strings longer than 255 bytes are a programming error upstream
+    /// (names are validated) and are cut at 255 bytes.
+    public func encode() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(Self.fixedSize + source.utf8.count + instance.utf8.count + contentType.utf8.count + 8)
+        out.append(Self.version)
+        out.append(flags.rawValue)
+        out.appendBigEndian(seq)
+        out.appendBigEndian(timestampMicros)
+        for text in [source, instance, contentType, correlationID, causationID] {
+            let bytes = text.utf8.prefix(255)
+            out.append(UInt8(bytes.count))
+            out.append(contentsOf: bytes)
+        }
+        return out
+    }
+
+    /// Decodes a header. Throws ``BusError/malformed(_:)`` naming what was wrong.
+    public static func decode(_ bytes: [UInt8]) throws(BusError) -> EventMeta {
+        guard bytes.count >= fixedSize else {
+            throw .malformed("event meta is \(bytes.count) bytes, shorter than the \(fixedSize)-byte header")
+        }
+        guard bytes[0] == version else {
+            throw .malformed("event meta version \(bytes[0]) is not supported (this side speaks \(version))")
+        }
+        var reader = ByteReader(bytes, offset: 2)
+        let seq = reader.readUInt64()!
+        let time = reader.readUInt64()!
+        var strings: [String] = []
+        for name in ["source", "instance", "content-type", "correlation-id", "causation-id"] {
+            guard let text = reader.readShortString() else {
+                throw .malformed("event meta is truncated in its \(name) field")
+            }
+            strings.append(text)
+        }
+        return EventMeta(
+            flags: Flags(rawValue: bytes[1]), seq: seq, timestampMicros: time, source: strings[0],
+            instance: strings[1], contentType: strings[2], correlationID: strings[3], causationID: strings[4])
+    }
+
+    /// Reads only the flags and sequence number, without allocating: the kernel's fast path.
+    @inline(__always)
+    static func peek(_ base: UnsafeRawPointer, count: Int) -> (flags: Flags, seq: UInt64)? {
+        guard count >= fixedSize, base.load(as: UInt8.self) == version else { return nil }
+        let flags = Flags(rawValue: base.load(fromByteOffset: 1, as: UInt8.self))
+        var seq: UInt64 = 0
+        for i in 0..<8 { seq = seq << 8 | UInt64(base.load(fromByteOffset: 2 + i, as: UInt8.self)) }
+        return (flags, seq)
+    }
+}
+
+struct ByteReader {
+    let bytes: [UInt8]
+    var offset: Int
+
+    init(_ bytes: [UInt8], offset: Int = 0) {
+        self.bytes = bytes
+        self.offset = offset
+    }
+
+    mutating func readUInt64() -> UInt64? {
+        guard offset + 8 <= bytes.count else { return nil }
+        var v: UInt64 = 0
+        for i in 0..<8 { v = v << 8 | UInt64(bytes[offset + i]) }
+        offset += 8
+        return v
+    }
+
+    mutating func readShortString() -> String? {
+        guard offset < bytes.count else { return nil }
+        let length = Int(bytes[offset])
+        guard offset + 1 + length <= bytes.count else { return nil }
+        let text = String(decoding: bytes[(offset + 1)..<(offset + 1 + length)], as: UTF8.self)
+        offset += 1 + length
+        return text
+    }
+}
+
+extension Array where Element == UInt8 {
+    mutating func appendBigEndian(_ value: UInt64) {
+        for shift in stride(from: 56, through: 0, by: -8) { append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+}

@@ -1,0 +1,94 @@
+/// Majordomo Protocol 7/MDP (version 0.2) frame layouts, as seen by the broker's ROUTER
+/// (whose first frame is the peer's routing id) and by clients and workers (without it).
+public enum MDP {
+    public static let client: [UInt8] = Array("MDPC01".utf8)
+    public static let worker: [UInt8] = Array("MDPW01".utf8)
+
+    /// Worker commands (the third frame of a worker message).
+    public enum Command: UInt8, Sendable {
+        case ready = 1, request = 2, reply = 3, heartbeat = 4, disconnect = 5
+    }
+
+    /// A message a broker's ROUTER received, classified.
+    public enum Inbound: Equatable, Sendable {
+        /// `[id][""][MDPC01][service][body...]`
+        case clientRequest(sender: [UInt8], service: String, body: Frames)
+        /// `[id][""][MDPW01][0x01][service][metadata?]`
+        case ready(sender: [UInt8], service: String, metadata: [UInt8]?)
+        /// `[id][""][MDPW01][0x03][client][""][body...]`
+        case reply(sender: [UInt8], client: [UInt8], body: Frames)
+        case heartbeat(sender: [UInt8])
+        case disconnect(sender: [UInt8])
+    }
+
+    /// Classifies a ROUTER message; throws ``BusError/malformed(_:)`` with the reason.
+    public static func parseInbound(_ frames: Frames) throws(BusError) -> Inbound {
+        guard frames.count >= 3 else { throw .malformed("MDP message has \(frames.count) frames, needs at least 3") }
+        let sender = frames[0]
+        guard frames[1].isEmpty else { throw .malformed("MDP message lacks the empty delimiter frame") }
+        let header = frames[2]
+        if header == client {
+            guard frames.count >= 4 else { throw .malformed("MDP client request has no service frame") }
+            guard let service = String(validating: frames[3], as: UTF8.self), !service.isEmpty else {
+                throw .malformed("MDP service name is empty or not UTF-8")
+            }
+            return .clientRequest(sender: sender, service: service, body: Array(frames.dropFirst(4)))
+        }
+        guard header == worker else {
+            let shown = String(decoding: header.prefix(16), as: UTF8.self)
+            throw .malformed("unknown protocol header '\(shown)' (expected MDPC01 or MDPW01)")
+        }
+        guard frames.count >= 4, frames[3].count == 1, let command = Command(rawValue: frames[3][0]) else {
+            throw .malformed("MDP worker message has no valid command frame")
+        }
+        switch command {
+        case .ready:
+            guard frames.count >= 5, let service = String(validating: frames[4], as: UTF8.self), !service.isEmpty
+            else { throw .malformed("MDP READY has no service name") }
+            return .ready(sender: sender, service: service, metadata: frames.count >= 6 ? frames[5] : nil)
+        case .reply:
+            guard frames.count >= 6, frames[5].isEmpty else {
+                throw .malformed("MDP REPLY needs [client][empty][body...]")
+            }
+            return .reply(sender: sender, client: frames[4], body: Array(frames.dropFirst(6)))
+        case .heartbeat: return .heartbeat(sender: sender)
+        case .disconnect: return .disconnect(sender: sender)
+        case .request: throw .malformed("MDP REQUEST is sent by brokers, not to them")
+        }
+    }
+
+    // MARK: builders (without the ROUTER routing id unless named `to`)
+
+    /// Broker -> client: `[id][""][MDPC01][service][body...]`.
+    public static func clientReply(to client: [UInt8], service: String, body: Frames) -> Frames {
+        [client, [], Self.client, Array(service.utf8)] + body
+    }
+
+    /// Broker -> worker: `[id][""][MDPW01][0x02][client][""][body...]`.
+    public static func request(to worker: [UInt8], client: [UInt8], body: Frames) -> Frames {
+        [worker, [], Self.worker, [Command.request.rawValue], client, []] + body
+    }
+
+    /// Broker -> worker heartbeat or disconnect.
+    public static func command(to worker: [UInt8], _ command: Command) -> Frames {
+        [worker, [], Self.worker, [command.rawValue]]
+    }
+
+    /// Client (DEALER) -> broker: `[""][MDPC01][service][body...]`.
+    public static func clientRequest(service: String, body: Frames) -> Frames {
+        [[], Self.client, Array(service.utf8)] + body
+    }
+
+    /// Worker (DEALER) -> broker.
+    public static func workerReady(service: String, metadata: [UInt8]) -> Frames {
+        [[], Self.worker, [Command.ready.rawValue], Array(service.utf8), metadata]
+    }
+
+    public static func workerReply(client: [UInt8], body: Frames) -> Frames {
+        [[], Self.worker, [Command.reply.rawValue], client, []] + body
+    }
+
+    public static func workerCommand(_ command: Command) -> Frames {
+        [[], Self.worker, [command.rawValue]]
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+
+/// Request meta: a JSON object in the second frame of a request body. Every field is optional
+/// on the wire; an empty frame means `{}`.
+public struct RequestMeta: Codable, Equatable, Sendable {
+    /// Request id, echoed in the reply so a client can match replies to requests.
+    public var id: String?
+    /// How long the caller waits, in milliseconds; the kernel holds a request for a service
+    /// with no worker at most this long (or its grace period) before answering 503.
+    public var timeoutMs: Int?
+    public var traceID: String?
+    public var correlationID: String?
+    /// The calling service, for stats and the graph (informational, not an identity).
+    public var caller: String?
+
+    public init(id: String? = nil, timeoutMs: Int? = nil, traceID: String? = nil, correlationID: String? = nil, caller: String? = nil) {
+        self.id = id
+        self.timeoutMs = timeoutMs
+        self.traceID = traceID
+        self.correlationID = correlationID
+        self.caller = caller
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, caller
+        case timeoutMs = "timeout_ms"
+        case traceID = "trace_id"
+        case correlationID = "correlation_id"
+    }
+}
+
+/// The body of a request inside MDP: `[method][meta][payload]`.
+public struct RequestBody: Equatable, Sendable {
+    public var method: String
+    public var meta: RequestMeta
+    public var payload: [UInt8]
+
+    public init(method: String, meta: RequestMeta = RequestMeta(), payload: [UInt8] = []) {
+        self.method = method
+        self.meta = meta
+        self.payload = payload
+    }
+
+    public func encode() -> Frames {
+        [Array(method.utf8), JSONCoding.encodeMeta(meta), payload]
+    }
+
+    /// Decodes `[method][meta][payload]`; `meta` and `payload` may be missing or empty.
+    public static func decode(_ frames: Frames) throws(BusError) -> RequestBody {
+        guard let first = frames.first, !first.isEmpty else {
+            throw .malformed("request body has no method frame")
+        }
+        guard let method = String(validating: first, as: UTF8.self) else {
+            throw .malformed("method name is not UTF-8")
+        }
+        var meta = RequestMeta()
+        if frames.count > 1, !frames[1].isEmpty {
+            do {
+                meta = try JSONDecoder().decode(RequestMeta.self, from: Data(frames[1]))
+            } catch {
+                throw .malformed("request meta is not a JSON object of the documented fields")
+            }
+        }
+        return RequestBody(method: method, meta: meta, payload: frames.count > 2 ? frames[2] : [])
+    }
+
+    /// Reads only the meta frame of an otherwise opaque body, for the kernel (deadline, id).
+    static func peekMeta(_ body: Frames) -> RequestMeta? {
+        guard body.count > 1, !body[1].isEmpty, body[1].first == UInt8(ascii: "{") else { return nil }
+        return try? JSONDecoder().decode(RequestMeta.self, from: Data(body[1]))
+    }
+}
+
+/// Reply meta: a JSON object in the second frame of a reply body.
+public struct ReplyMeta: Codable, Equatable, Sendable {
+    /// The id of the request this answers.
+    public var id: String?
+    /// Which side produced the reply: the service instance, or `"kernel"`.
+    public var from: String?
+    /// Handling time in microseconds, as measured by the worker.
+    public var elapsedMicros: Int?
+
+    public init(id: String? = nil, from: String? = nil, elapsedMicros: Int? = nil) {
+        self.id = id
+        self.from = from
+        self.elapsedMicros = elapsedMicros
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, from
+        case elapsedMicros = "elapsed_us"
+    }
+}
+
+/// The structured error carried as the payload of a non-2xx reply.
+public struct ErrorBody: Codable, Equatable, Sendable, Error {
+    /// Machine-readable code, e.g. `no_such_service`, `no_such_method`, `invalid_json`.
+    public var code: String
+    /// One line a person can act on.
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+}
+
+/// The body of a reply inside MDP: `[status][meta][payload]`, status as ASCII digits.
+public struct ReplyBody: Equatable, Sendable {
+    public var status: Int
+    public var meta: ReplyMeta
+    public var payload: [UInt8]
+
+    public init(status: Int, meta: ReplyMeta = ReplyMeta(), payload: [UInt8] = []) {
+        self.status = status
+        self.meta = meta
+        self.payload = payload
+    }
+
+    /// An error reply with a structured error payload.
+    public static func error(_ status: Int, code: String, message: String, id: String?, from: String) -> ReplyBody {
+        let payload = (try? JSONEncoder.bus.encode(ErrorBody(code: code, message: message))).map(Array.init) ?? []
+        return ReplyBody(status: status, meta: ReplyMeta(id: id, from: from), payload: payload)
+    }
+
+    public func encode() -> Frames {
+        [Array(String(status).utf8), JSONCoding.encodeMeta(meta), payload]
+    }
+
+    public static func decode(_ frames: Frames) throws(BusError) -> ReplyBody {
+        guard let first = frames.first, let text = String(validating: first, as: UTF8.self),
+            text.count == 3, let status = Int(text)
+        else {
+            throw .malformed("reply body does not start with a 3-digit status frame")
+        }
+        var meta = ReplyMeta()
+        if frames.count > 1, !frames[1].isEmpty {
+            guard let decoded = try? JSONDecoder().decode(ReplyMeta.self, from: Data(frames[1])) else {
+                throw .malformed("reply meta is not a JSON object")
+            }
+            meta = decoded
+        }
+        return ReplyBody(status: status, meta: meta, payload: frames.count > 2 ? frames[2] : [])
+    }
+
+    /// The structured error of a non-2xx reply (a generic one if the payload is not one).
+    public var errorBody: ErrorBody {
+        if let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(payload)) { return body }
+        return ErrorBody(code: Status.code(for: status), message: String(decoding: payload.prefix(200), as: UTF8.self))
+    }
+}
+
+enum JSONCoding {
+    static func encodeMeta<T: Encodable>(_ meta: T) -> [UInt8] {
+        (try? JSONEncoder.bus.encode(meta)).map(Array.init) ?? Array("{}".utf8)
+    }
+}
+
+extension JSONEncoder {
+    /// Sorted keys, no escaped slashes: stable bytes for the wire and for tests.
+    public static var bus: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}

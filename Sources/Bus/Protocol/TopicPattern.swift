@@ -1,0 +1,86 @@
+/// A subscription pattern over dotted topic names, NATS-style: `*` matches exactly one token,
+/// `>` (last token only) matches one or more remaining tokens; anything else is literal.
+///
+/// On the wire a subscription is a byte prefix; ``wirePrefix`` is the longest literal prefix of
+/// the pattern, and ``matches(_:)`` filters exactly on top of it.
+public struct TopicPattern: Hashable, Sendable, CustomStringConvertible {
+    public let text: String
+    private let tokens: [Substring]
+
+    /// Parses a pattern. Throws ``BusError/invalidTopic(_:reason:)`` for an empty token,
+    /// a `>` that is not last, or characters outside `[a-z0-9_-]`.
+    public init(_ text: String) throws(BusError) {
+        if text == ">" || text.isEmpty {
+            self.text = ">"
+            self.tokens = [">"]
+            return
+        }
+        let tokens = text.split(separator: ".", omittingEmptySubsequences: false)
+        for (index, token) in tokens.enumerated() {
+            if token.isEmpty { throw .invalidTopic(text, reason: "empty token") }
+            if token == ">" {
+                if index != tokens.count - 1 { throw .invalidTopic(text, reason: "'>' must be the last token") }
+                continue
+            }
+            if token == "*" { continue }
+            if !Topic.isValidToken(token) {
+                throw .invalidTopic(text, reason: "tokens use only a-z, 0-9, '_' and '-'")
+            }
+        }
+        self.text = text
+        self.tokens = tokens
+    }
+
+    public var description: String { text }
+
+    /// True when the pattern has no wildcard.
+    public var isLiteral: Bool { !tokens.contains(where: { $0 == "*" || $0 == ">" }) }
+
+    /// The byte prefix to subscribe to on a SUB socket: every literal token before the first
+    /// wildcard, with its trailing dot (`feed.*.voted` -> `feed.`); the whole topic when literal.
+    public var wirePrefix: [UInt8] {
+        if isLiteral { return Array(text.utf8) }
+        var prefix: [UInt8] = []
+        for token in tokens {
+            if token == "*" || token == ">" { break }
+            prefix += Array(token.utf8)
+            prefix.append(UInt8(ascii: "."))
+        }
+        return prefix
+    }
+
+    /// Whether `topic` matches the pattern.
+    public func matches(_ topic: String) -> Bool {
+        var index = 0
+        for part in topic.split(separator: ".", omittingEmptySubsequences: false) {
+            guard index < tokens.count else { return false }
+            let token = tokens[index]
+            if token == ">" { return true }
+            if token != "*" && token != part { return false }
+            index += 1
+        }
+        return index == tokens.count
+    }
+}
+
+/// Topic names: lowercase dotted tokens, `<service>.<noun>[.<verb>]`.
+public enum Topic {
+    /// Longest topic accepted, in bytes.
+    public static let maxLength = 255
+
+    static func isValidToken(_ token: Substring) -> Bool {
+        !token.isEmpty && token.utf8.allSatisfy { c in
+            (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x5F || c == 0x2D
+        }
+    }
+
+    /// Checks a concrete topic name (no wildcards).
+    public static func validate(_ topic: String) throws(BusError) {
+        if topic.isEmpty { throw .invalidTopic(topic, reason: "empty") }
+        if topic.utf8.count > maxLength { throw .invalidTopic(topic, reason: "longer than \(maxLength) bytes") }
+        for token in topic.split(separator: ".", omittingEmptySubsequences: false)
+        where !isValidToken(token) {
+            throw .invalidTopic(topic, reason: "tokens are non-empty and use only a-z, 0-9, '_' and '-'")
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Synchronization
+
+/// A service being served on a bus connection: its worker connections and the tasks that
+/// run its handlers.
+public final class ServiceHandle: Sendable {
+    public let service: BusService
+    let client: BusClient
+    private let workers = Mutex<[ObjectIdentifier]>([])
+    private let consumers = Mutex<[Task<Void, Never>]>([])
+    private let counters = Mutex((inFlight: 0, handled: 0))
+
+    init(service: BusService, client: BusClient) {
+        self.service = service
+        self.client = client
+    }
+
+    /// Requests being handled now.
+    public var inFlight: Int { counters.withLock { $0.inFlight } }
+    /// Requests answered so far.
+    public var handled: Int { counters.withLock { $0.handled } }
+
+    func start() throws(BusError) {
+        let metadata = WorkerInfo(
+            instance: client.instance, version: client.options.version,
+            host: ProcessInfo.processInfo.hostName, pid: Int(ProcessInfo.processInfo.processIdentifier))
+        let metadataBytes = (try? JSONEncoder.bus.encode(metadata)).map(Array.init) ?? []
+        let io = client.io
+        let logger = client.logger
+        for _ in 0..<service.concurrency {
+            let (stream, continuation) = AsyncStream<WorkerRequest>.makeStream(bufferingPolicy: .unbounded)
+            let accepted = io.submit { [self] loop in
+                do throws(ZMQError) {
+                    let worker = try WorkerHandler(
+                        loop: loop, service: service.name, metadata: metadataBytes, heartbeat: client.options.heartbeat,
+                        liveness: client.options.liveness, sink: { continuation.yield($0) })
+                    loop.add(worker)
+                    workers.withLock { $0.append(ObjectIdentifier(worker)) }
+                } catch {
+                    logger.error("cannot open a worker for \(service.name)", metadata: ["error": error.description])
+                    continuation.finish()
+                }
+            }
+            guard accepted else { throw .closed }
+            let task = Task { [self] in
+                for await request in stream {
+                    counters.withLock { $0.inFlight += 1 }
+                    let reply = await service.answer(request.body, received: request.received, instance: client.instance, logger: logger)
+                    let frames = reply.encode()
+                    io.submit { loop in
+                        (loop.handlers[request.worker] as? WorkerHandler)?.reply(loop, client: request.client, body: frames)
+                    }
+                    counters.withLock {
+                        $0.inFlight -= 1
+                        $0.handled += 1
+                    }
+                }
+            }
+            consumers.withLock { $0.append(task) }
+        }
+        client.logger.info("serving \(service.name)", metadata: [
+            "workers": String(service.concurrency), "methods": service.methods.joined(separator: ","),
+        ])
+    }
+
+    /// Leaves the bus gracefully: each worker sends DISCONNECT, answers every request the
+    /// kernel already gave it, and waits for the kernel's acknowledgement; at most `timeout`.
+    public func drain(timeout: Duration = .milliseconds(1500)) async {
+        let ids = workers.withLock { $0 }
+        let io = client.io
+        let done = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let once = Once(continuation)
+            let remaining = Countdown(ids.count) { once.resume(true) }
+            if ids.isEmpty { return }
+            Task {
+                try? await Task.sleep(for: timeout)
+                once.resume(false)
+            }
+            let accepted = io.submit { loop in
+                for id in ids {
+                    if let worker = loop.handlers[id] as? WorkerHandler {
+                        worker.drain(loop, done: remaining.countDown)
+                    } else {
+                        remaining.countDown()
+                    }
+                }
+            }
+            if !accepted { once.resume(true) }
+        }
+        if !done {
+            client.logger.warning("\(service.name): drain timed out with \(inFlight) request(s) in flight")
+        }
+        io.submit { loop in
+            for id in ids { if let worker = loop.handlers[id] { loop.remove(worker) } }
+        }
+        for task in consumers.withLock({ $0 }) { task.cancel() }
+    }
+}
+
+extension BusClient {
+    /// Registers `service` with the kernel (MDP READY on ``BusService/concurrency`` worker
+    /// connections) and starts answering its requests.
+    /// - Throws: ``BusError/closed`` when the client is closed.
+    public func serve(_ service: BusService) throws(BusError) -> ServiceHandle {
+        let handle = ServiceHandle(service: service, client: self)
+        try handle.start()
+        return handle
+    }
+}
+
+/// Resumes a continuation once, whoever asks first.
+final class Once<T: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<T, Never>?>
+    init(_ continuation: CheckedContinuation<T, Never>) { self.continuation = Mutex(continuation) }
+    func resume(_ value: T) {
+        continuation.withLock { c in
+            c?.resume(returning: value)
+            c = nil
+        }
+    }
+}
+
+/// Calls `action` when counted down to zero (at once for zero).
+final class Countdown: Sendable {
+    private let remaining: Mutex<Int>
+    private let action: @Sendable () -> Void
+    init(_ count: Int, action: @escaping @Sendable () -> Void) {
+        remaining = Mutex(count)
+        self.action = action
+        if count == 0 { action() }
+    }
+    @Sendable func countDown() {
+        let fire = remaining.withLock { n -> Bool in
+            n -= 1
+            return n == 0
+        }
+        if fire { action() }
+    }
+}

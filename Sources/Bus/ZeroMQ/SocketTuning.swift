@@ -1,0 +1,47 @@
+import CZeroMQ
+
+/// The options every socket of the bus gets, so none is left on libzmq's dangerous defaults
+/// (infinite linger, no heartbeats, unbounded message size, fast endless reconnects).
+public struct SocketTuning: Sendable {
+    /// Milliseconds unsent messages are kept after close (never infinite).
+    public var lingerMs: Int32 = 200
+    /// Send and receive high-water marks in messages.
+    public var sendHighWater: Int32 = 10_000
+    public var receiveHighWater: Int32 = 10_000
+    /// Largest accepted inbound message in bytes; a peer sending more is disconnected.
+    public var maxMessageSize: Int64 = 1 << 20
+    /// ZMTP heartbeats: interval, timeout and the TTL asked of the peer, in milliseconds.
+    public var heartbeatIntervalMs: Int32 = 1_000
+    public var heartbeatTimeoutMs: Int32 = 3_000
+    public var heartbeatTTLMs: Int32 = 3_000
+    /// Reconnect back-off: first interval and cap, in milliseconds.
+    public var reconnectIntervalMs: Int32 = 100
+    public var reconnectIntervalMaxMs: Int32 = 5_000
+    /// Queue messages only on completed connections (DEALER/REQ towards the kernel).
+    public var immediate: Bool = false
+
+    public init() {}
+
+    /// The defaults described above.
+    public static let `default` = SocketTuning()
+
+    /// The defaults for a client connecting towards the kernel (`ZMQ_IMMEDIATE` on).
+    public static var client: SocketTuning {
+        var t = SocketTuning()
+        t.immediate = true
+        return t
+    }
+
+    func apply(to socket: ZMQSocket) throws(ZMQError) {
+        try socket.set(ZMQ_LINGER, lingerMs)
+        try socket.set(ZMQ_SNDHWM, sendHighWater)
+        try socket.set(ZMQ_RCVHWM, receiveHighWater)
+        try socket.set64(ZMQ_MAXMSGSIZE, maxMessageSize)
+        try socket.set(ZMQ_HEARTBEAT_IVL, heartbeatIntervalMs)
+        try socket.set(ZMQ_HEARTBEAT_TIMEOUT, heartbeatTimeoutMs)
+        try socket.set(ZMQ_HEARTBEAT_TTL, heartbeatTTLMs)
+        try socket.set(ZMQ_RECONNECT_IVL, reconnectIntervalMs)
+        try socket.set(ZMQ_RECONNECT_IVL_MAX, reconnectIntervalMaxMs)
+        if immediate { try socket.set(ZMQ_IMMEDIATE, 1) }
+    }
+}

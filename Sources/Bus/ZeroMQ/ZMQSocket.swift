@@ -1,0 +1,198 @@
+import CZeroMQ
+
+/// The socket types the bus uses (zmq_socket(3)).
+public enum ZMQSocketType: Int32, Sendable {
+    case pair = 0, pub = 1, sub = 2, req = 3, rep = 4, dealer = 5, router = 6
+    case pull = 7, push = 8, xpub = 9, xsub = 10, stream = 11
+}
+
+/// One multipart message: a list of frames.
+public typealias Frames = [[UInt8]]
+
+/// A libzmq socket. Not thread-safe (libzmq's rule): it is created, used and closed on the one
+/// thread that owns it. Closing is explicit; `deinit` only checks that it happened.
+public final class ZMQSocket {
+    private(set) var handle: UnsafeMutableRawPointer?
+    public let type: ZMQSocketType
+    /// Where the socket was bound or connected, for error messages.
+    public private(set) var endpoint: String = ""
+
+    /// Creates a socket of `type` on `context` and applies `tuning`.
+    public init(_ context: ZMQContext, _ type: ZMQSocketType, tuning: SocketTuning = .default) throws(ZMQError) {
+        guard let socket = zmq_socket(context.handle, type.rawValue) else {
+            throw ZMQError(code: zmq_errno(), call: "zmq_socket(\(type))")
+        }
+        self.handle = socket
+        self.type = type
+        do {
+            try tuning.apply(to: self)
+        } catch {
+            zmq_close(socket)
+            self.handle = nil
+            throw error
+        }
+    }
+
+    deinit {
+        assert(handle == nil, "ZMQSocket(\(type), \(endpoint)) was not closed")
+        if let handle { zmq_close(handle) }
+    }
+
+    /// Closes the socket. Linger is always bounded (see ``SocketTuning``), so this never hangs
+    /// context termination.
+    public func close() {
+        if let handle { zmq_close(handle) }
+        handle = nil
+    }
+
+    var raw: UnsafeMutableRawPointer {
+        guard let handle else { preconditionFailure("use of closed ZMQSocket(\(type), \(endpoint))") }
+        return handle
+    }
+
+    // MARK: options
+
+    /// Sets an integer option (`ZMQ_LINGER`, `ZMQ_SNDHWM`, ...).
+    public func set(_ option: Int32, _ value: Int32) throws(ZMQError) {
+        var v = value
+        let raw = self.raw
+        try zmqCheck("zmq_setsockopt(\(option)=\(value))") {
+            zmq_setsockopt(raw, option, &v, MemoryLayout<Int32>.size)
+        }
+    }
+
+    /// Sets a 64-bit integer option (`ZMQ_MAXMSGSIZE`).
+    public func set64(_ option: Int32, _ value: Int64) throws(ZMQError) {
+        var v = value
+        let raw = self.raw
+        try zmqCheck("zmq_setsockopt(\(option)=\(value))") {
+            zmq_setsockopt(raw, option, &v, MemoryLayout<Int64>.size)
+        }
+    }
+
+    /// Sets a binary option (`ZMQ_SUBSCRIBE`, `ZMQ_ROUTING_ID`, CURVE keys).
+    public func set(_ option: Int32, bytes: [UInt8]) throws(ZMQError) {
+        let raw = self.raw
+        try zmqCheck("zmq_setsockopt(\(option), \(bytes.count) bytes)") {
+            bytes.withUnsafeBytes { zmq_setsockopt(raw, option, $0.baseAddress, $0.count) }
+        }
+    }
+
+    /// Sets a string option.
+    public func set(_ option: Int32, string: String) throws(ZMQError) {
+        try set(option, bytes: Array(string.utf8))
+    }
+
+    /// Reads an integer option.
+    public func get(_ option: Int32) throws(ZMQError) -> Int32 {
+        var v: Int32 = 0
+        var size = MemoryLayout<Int32>.size
+        let raw = self.raw
+        try zmqCheck("zmq_getsockopt(\(option))") { zmq_getsockopt(raw, option, &v, &size) }
+        return v
+    }
+
+    /// Reads a string option (`ZMQ_LAST_ENDPOINT`).
+    public func getString(_ option: Int32) throws(ZMQError) -> String {
+        var buffer = [CChar](repeating: 0, count: 512)
+        var size = buffer.count
+        let raw = self.raw
+        try zmqCheck("zmq_getsockopt(\(option))") { zmq_getsockopt(raw, option, &buffer, &size) }
+        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The file descriptor libzmq signals on (edge-triggered: re-read `ZMQ_EVENTS` after use).
+    public var fileDescriptor: Int32 {
+        var fd: Int32 = -1
+        var size = MemoryLayout<Int32>.size
+        zmq_getsockopt(raw, ZMQ_FD, &fd, &size)
+        return fd
+    }
+
+    // MARK: bind / connect
+
+    public func bind(_ endpoint: String) throws(ZMQError) {
+        let raw = self.raw
+        try zmqCheck("zmq_bind(\(endpoint))") { zmq_bind(raw, endpoint) }
+        self.endpoint = (try? getString(ZMQ_LAST_ENDPOINT)) ?? endpoint
+    }
+
+    public func connect(_ endpoint: String) throws(ZMQError) {
+        let raw = self.raw
+        try zmqCheck("zmq_connect(\(endpoint))") { zmq_connect(raw, endpoint) }
+        self.endpoint = endpoint
+    }
+
+    public func subscribe(_ prefix: [UInt8]) throws(ZMQError) {
+        try set(ZMQ_SUBSCRIBE, bytes: prefix)
+    }
+
+    public func unsubscribe(_ prefix: [UInt8]) throws(ZMQError) {
+        try set(ZMQ_UNSUBSCRIBE, bytes: prefix)
+    }
+
+    // MARK: send / receive
+
+    /// Sends a multipart message. Returns `false` when it would block (`EAGAIN`) with
+    /// `dontWait`, or for a ROUTER with `ZMQ_ROUTER_MANDATORY` whose peer queue is full.
+    /// Throws `EHOSTUNREACH` for an unroutable ROUTER message.
+    @discardableResult
+    public func send(_ frames: Frames, dontWait: Bool = true) throws(ZMQError) -> Bool {
+        precondition(!frames.isEmpty, "a message has at least one frame")
+        let raw = self.raw
+        let last = frames.count - 1
+        for (index, frame) in frames.enumerated() {
+            var flags: Int32 = dontWait ? ZMQ_DONTWAIT : 0
+            if index < last { flags |= ZMQ_SNDMORE }
+            let rc = try zmqCall("zmq_send(\(endpoint))") {
+                frame.withUnsafeBytes { zmq_send(raw, $0.baseAddress, $0.count, flags) }
+            }
+            if rc == nil {
+                // Only the first frame can hit EAGAIN: libzmq queues the rest atomically.
+                precondition(index == 0, "EAGAIN in the middle of a multipart message")
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Receives one whole multipart message, or `nil` when none is waiting (`dontWait`).
+    public func receive(dontWait: Bool = true) throws(ZMQError) -> Frames? {
+        try receive(dontWait: dontWait, property: nil)?.frames
+    }
+
+    /// Receives one multipart message and a connection property of its first frame (such as
+    /// `"User-Id"` set by ZAP, or `"Peer-Address"`).
+    public func receive(dontWait: Bool = true, property: String?) throws(ZMQError)
+        -> (frames: Frames, property: String?)?
+    {
+        var frames: Frames = []
+        var value: String?
+        var msg = zmq_msg_t()
+        zmq_msg_init(&msg)
+        defer { zmq_msg_close(&msg) }
+        let raw = self.raw
+        repeat {
+            let flags: Int32 = (dontWait && frames.isEmpty) ? ZMQ_DONTWAIT : 0
+            guard try zmqCall("zmq_msg_recv(\(endpoint))", { zmq_msg_recv(&msg, raw, flags) }) != nil else {
+                return nil
+            }
+            let size = zmq_msg_size(&msg)
+            if size == 0 {
+                frames.append([])
+            } else {
+                let data = zmq_msg_data(&msg)!
+                frames.append(Array(UnsafeRawBufferPointer(start: data, count: size)))
+            }
+            if frames.count == 1, let property, let cString = zmq_msg_gets(&msg, property) {
+                value = String(cString: cString)
+            }
+        } while zmq_msg_more(&msg) == 1
+        return (frames, value)
+    }
+
+    /// Whether a message can be read now (`ZMQ_EVENTS & ZMQ_POLLIN`).
+    public var isReadable: Bool {
+        ((try? get(ZMQ_EVENTS)) ?? 0) & Int32(ZMQ_POLLIN) != 0
+    }
+}

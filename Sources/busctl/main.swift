@@ -1,0 +1,2 @@
+import Bus
+print("placeholder")
