@@ -15,7 +15,9 @@ let package = Package(
         .target(name: "Bus", dependencies: ["CZeroMQ"]),
         .executableTarget(name: "busctl", dependencies: ["Bus"]),
         .testTarget(name: "BusTests", dependencies: ["Bus"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["Bus", "busctl"]),
+        // A fixture service the integration tests run as a real process.
+        .executableTarget(name: "BusTestService", dependencies: ["Bus"], path: "Tests/BusTestService"),
+        .testTarget(name: "IntegrationTests", dependencies: ["Bus", "busctl", "BusTestService"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -40,23 +40,26 @@ public final class Kernel: Sendable {
         wake.signal()
     }
 
-    /// Runs the kernel on a new thread and returns once it is bound (or failed to bind).
-    /// For in-process use (tests, benchmarks); `busctl kernel` calls ``run(onReady:)``.
-    public func start() throws(ZMQError) {
-        let result = Mutex<Result<Void, ZMQError>?>(nil)
-        let ready = DispatchSemaphore(value: 0)
-        let thread = Thread { [self] in
-            do throws(ZMQError) {
-                try self.run { result.withLock { $0 = .success(()) }; ready.signal() }
-            } catch {
-                result.withLock { $0 = .failure(error) }
-                ready.signal()
+    /// Runs the kernel on its own thread and returns once it is bound, or throws why it could
+    /// not bind. `onExit` runs on that thread after the kernel stopped.
+    public func start(onExit: @escaping @Sendable () -> Void = {}) async throws(ZMQError) {
+        let result: Result<Void, ZMQError> = await withCheckedContinuation { continuation in
+            let thread = Thread { [self] in
+                let reported = Atomic<Bool>(false)
+                do throws(ZMQError) {
+                    try self.run {
+                        reported.store(true, ordering: .relaxed)
+                        continuation.resume(returning: .success(()))
+                    }
+                } catch {
+                    if !reported.load(ordering: .relaxed) { continuation.resume(returning: .failure(error)) }
+                }
+                onExit()
             }
+            thread.name = "bus.kernel"
+            thread.start()
         }
-        thread.name = "bus.kernel"
-        thread.start()
-        ready.wait()
-        try result.withLock { $0! }.get()
+        try result.get()
     }
 }
 

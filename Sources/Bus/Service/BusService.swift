@@ -69,7 +69,7 @@ public final class BusService: Sendable {
             return .error(404, code: "no_such_method", message: "service '\(name)' has no method '\(request.method)' (it has: \(methods.joined(separator: ", ")))", id: id, from: instance)
         }
         let serviceRequest = ServiceRequest(method: request.method, meta: request.meta, payload: request.payload, received: received)
-        let elapsed: () -> Int = { Int(Broker.milliseconds(ContinuousClock.now - received) * 1000) }
+        let elapsed: () -> Int = { let d = ContinuousClock.now - received; return Int(d.components.seconds * 1_000_000 + d.components.attoseconds / 1_000_000_000_000) }
         do {
             let payload = try await handler(serviceRequest)
             return ReplyBody(status: 200, meta: ReplyMeta(id: id, from: instance, elapsedMicros: elapsed()), payload: payload)

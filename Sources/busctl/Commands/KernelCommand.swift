@@ -1,0 +1,58 @@
+import Bus
+import Foundation
+
+/// `busctl kernel`: runs the kernel in the foreground until SIGTERM or SIGINT.
+struct KernelCommand: BusctlCommand {
+    static let name = "kernel"
+    static let overview = "Run the kernel (MDP broker and event forwarder) in the foreground."
+    static let usage = "[--kernel URL] [options]"
+    static let options = OptionSpec.common + [
+        OptionSpec("heartbeat-ms", value: "MS", help: "MDP heartbeat interval; workers silent for 3 intervals are dropped.", default: "1000"),
+        OptionSpec("grace-ms", value: "MS", help: "How long a request without its own deadline waits for a worker.", default: "5000"),
+        OptionSpec("max-message-bytes", value: "BYTES", help: "Largest accepted message; bigger ones disconnect the sender.", default: "1048576"),
+        OptionSpec("max-retained", value: "N", help: "Most topics with a retained value.", default: "100000"),
+        OptionSpec("subscriber-hwm", value: "N", help: "Messages queued per subscriber before the kernel drops and counts.", default: "100000"),
+    ]
+    static let discussion: String? = """
+        The kernel binds the request plane (ROUTER, 7/MDP) at --kernel and the event plane at
+        PORT+1 (XSUB, publishers connect) and PORT+2 (XPUB, subscribers connect).
+        """
+
+    var config: KernelConfig
+    var level: Logger.Level
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        config = KernelConfig(endpoints: try arguments.endpoints())
+        level = try arguments.logLevel()
+        if let ms = try arguments.int("heartbeat-ms") {
+            guard ms >= 10 else { throw UsageError("--heartbeat-ms must be at least 10") }
+            config.broker.heartbeatInterval = .milliseconds(ms)
+            config.tuning.heartbeatIntervalMs = Int32(clamping: ms)
+            config.tuning.heartbeatTimeoutMs = Int32(clamping: ms * 3)
+            config.tuning.heartbeatTTLMs = Int32(clamping: ms * 3)
+        }
+        if let ms = try arguments.int("grace-ms") { config.broker.defaultGrace = .milliseconds(ms) }
+        if let bytes = try arguments.int("max-message-bytes") {
+            guard bytes >= 1024 else { throw UsageError("--max-message-bytes must be at least 1024") }
+            config.tuning.maxMessageSize = Int64(bytes)
+        }
+        if let n = try arguments.int("max-retained") { config.maxRetainedTopics = n }
+        if let n = try arguments.int("subscriber-hwm") { config.subscriberHighWater = Int32(clamping: max(1, n)) }
+    }
+
+    func run() async throws -> Int32 {
+        let kernel = Kernel(config: config, logger: Logger(label: "kernel", level: level))
+        let signals = SignalWatcher([SIGTERM, SIGINT])
+        let (stopped, stoppedContinuation) = AsyncStream<Void>.makeStream()
+        do {
+            try await kernel.start(onExit: { stoppedContinuation.finish() })
+        } catch {
+            throw CommandFailure("cannot start the kernel: \(error)")
+        }
+        let signal = await signals.next()
+        Logger(label: "kernel", level: level).info("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"); stopping")
+        kernel.stop()
+        for await _ in stopped {}
+        return ExitCode.ok
+    }
+}

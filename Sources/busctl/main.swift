@@ -1,2 +1,0 @@
-import Bus
-print("placeholder")

@@ -1,0 +1,47 @@
+// A service used by the integration tests: a real process on the bus with methods that echo,
+// sleep, fail on demand and publish state. Not shipped; built with the tests.
+import Bus
+import Foundation
+
+struct SleepInput: Codable, Sendable { var ms: Int }
+struct FailInput: Codable, Sendable { var status: Int; var code: String? }
+struct SetInput: Codable, Sendable { var value: Int }
+struct PublishInput: Codable, Sendable { var topic: String; var count: Int; var retain: Bool? }
+struct Counter: Codable, Sendable { var value: Int }
+struct Identity: Codable, Sendable { var instance: String; var pid: Int32; var name: String }
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+var name = "testsvc"
+if let index = arguments.firstIndex(of: "--name"), index + 1 < arguments.count { name = arguments[index + 1] }
+let serviceName = name
+
+await ServiceMain.run(
+    name: serviceName, overview: "Test fixture service: echo, sleep, fail, whoami, set, publish.",
+    options: [OptionSpec("name", value: "NAME", help: "Service name to register.", default: "testsvc")]
+) { context in
+    let bus = context.bus
+    let concurrency = (try? context.arguments.int("concurrency")) ?? nil
+    let service = BusService(name: serviceName, concurrency: concurrency ?? 1)
+    service.method("echo", raw: { $0.payload })
+    service.method("sleep") { (input: SleepInput) in
+        try await Task.sleep(for: .milliseconds(input.ms))
+        return Identity(instance: bus.instance, pid: getpid(), name: serviceName)
+    }
+    service.method("fail") { (input: FailInput) -> Counter in
+        throw ServiceError(input.status, input.code ?? "requested", "failure requested by the caller")
+    }
+    service.method("whoami") { (_: [String: String]) in
+        Identity(instance: bus.instance, pid: getpid(), name: serviceName)
+    }
+    service.method("set") { (input: SetInput) in
+        try await bus.publish("\(serviceName).state", Counter(value: input.value), retain: true)
+        return Counter(value: input.value)
+    }
+    service.method("publish") { (input: PublishInput) in
+        for i in 0..<input.count {
+            try await bus.publish(input.topic, Counter(value: i), retain: input.retain ?? false)
+        }
+        return Counter(value: input.count)
+    }
+    return [service]
+}
