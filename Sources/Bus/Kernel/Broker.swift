@@ -170,6 +170,22 @@ public struct Broker {
 
     // MARK: clients
 
+    /// Who calls which service, for the graph: the caller's name comes from the request meta of
+    /// its first request on a connection (informational; identity checks use ZAP).
+    private(set) var calls: [CallEdge: Int] = [:]
+    private var callerNames: [[UInt8]: String] = [:]
+
+    private mutating func noteCall(client: [UInt8], caller: String?, service: String) {
+        var name = callerNames[client]
+        if name == nil {
+            name = caller ?? "client-\(WorkerInfo.hex(client))"
+            if callerNames.count > 10_000 { callerNames.removeAll() }
+            callerNames[client] = name
+        }
+        let edge = CallEdge(caller: name!, service: service)
+        if calls[edge] != nil || calls.count < 10_000 { calls[edge, default: 0] += 1 }
+    }
+
     private mutating func clientRequest(client: [UInt8], service: String, body: Frames, now: ContinuousClock.Instant) -> [Action] {
         if service == Self.kernelService {
             return [.kernelRequest(client: client, body: body)]
@@ -179,8 +195,12 @@ public struct Broker {
         }
         let meta = RequestBody.peekMeta(body)
         var wait = config.defaultGrace
-        if let ms = meta?.timeoutMs, ms > 0 { wait = .milliseconds(ms) }
+        if let ms = meta?.timeoutMs, ms > 0 {
+            // Answer a little before the caller gives up, so it gets 503/504, not a timeout.
+            wait = .milliseconds(ms) - min(.milliseconds(250), .milliseconds(ms) / 5)
+        }
         if wait > config.maxWait { wait = config.maxWait }
+        noteCall(client: client, caller: meta?.caller, service: service)
         var entry = services[service] ?? Service()
         if entry.queue.count >= config.maxQueuedPerService {
             let reply = ReplyBody.error(
@@ -323,6 +343,12 @@ public struct Broker {
     static func milliseconds(_ d: Duration) -> Int64 {
         d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000
     }
+}
+
+/// A caller -> service edge of the call graph.
+public struct CallEdge: Hashable, Sendable {
+    public var caller: String
+    public var service: String
 }
 
 /// The payload of `bus.service.up` and `bus.service.down`.

@@ -93,6 +93,8 @@ extension KernelLoop {
             "topics": topics,
             "subscriptions": subscriptions,
             "services": jsonArray(broker.snapshot(now: now)),
+            "calls": broker.calls.map { ["caller": $0.key.caller, "service": $0.key.service, "count": $0.value] }
+                .sorted { "\($0["caller"]!)\($0["service"]!)" < "\($1["caller"]!)\($1["service"]!)" },
         ]
     }
 

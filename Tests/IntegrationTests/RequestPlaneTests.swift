@@ -1,0 +1,131 @@
+import Bus
+import Foundation
+import Testing
+
+struct Counter: Codable, Sendable, Equatable { var value: Int }
+struct Identity: Codable, Sendable { var instance: String; var pid: Int32; var name: String }
+
+@Suite(.serialized)
+struct RequestPlaneTests {
+    @Test func swiftClient_callsSwiftWorker_throughKernel() async throws {
+        try await Harness.with { h in
+            try await h.startTestService()
+            let bus = h.client()
+            let reply = try await bus.call("testsvc", "echo", payload: Array(#"{"a":1}"#.utf8))
+            #expect(reply.status == 200)
+            #expect(reply.payload == Array(#"{"a":1}"#.utf8))
+            let me: Identity = try await bus.request("testsvc", "whoami", [String: String]())
+            #expect(me.name == "testsvc")
+        }
+    }
+
+    @Test func request_beforeAnyWorker_isAnsweredOnceWorkerRegisters() async throws {
+        try await Harness.with { h in
+            let bus = h.client()
+            async let reply = bus.call("late", "echo", payload: Array("{}".utf8), timeout: .seconds(10))
+            // The request is queued in the kernel: it shows in bus.services as queued.
+            let queued = await eventually {
+                ((try? await bus.services()) ?? []).first { $0.service == "late" }?.queued == 1
+            }
+            #expect(queued)
+            try await h.startTestService(name: "late")
+            #expect(try await reply.status == 200)
+        }
+    }
+
+    @Test func request_withNoWorkerInTime_gets503NoSuchService() async throws {
+        try await Harness.with { h in
+            let reply = try await h.client().call("ghost", "echo", timeout: .milliseconds(400))
+            #expect(reply.status == 503)
+            #expect(reply.errorBody.code == "no_such_service")
+        }
+    }
+
+    @Test func workerKilledMidRequest_callerGetsErrorWithinHeartbeatExpiry() async throws {
+        try await Harness.with(kernelArguments: ["--heartbeat-ms", "300"]) { h in
+            let service = try await h.startTestService(arguments: [])
+            let bus = h.client()
+            let started = ContinuousClock.now
+            async let reply = bus.call("testsvc", "sleep", payload: Array(#"{"ms":20000}"#.utf8), timeout: .seconds(15))
+            let inFlight = await eventually {
+                ((try? await h.instances(of: "testsvc")) ?? []).first?.inFlight == 1
+            }
+            #expect(inFlight)
+            service.signal(SIGKILL)
+            let answer = try await reply
+            #expect(answer.status == 503)
+            #expect(answer.errorBody.code == "worker_lost")
+            // Heartbeat expiry is 3 x 300 ms; allow scheduling slack, far below the 15 s timeout.
+            #expect(ContinuousClock.now - started < .seconds(5))
+        }
+    }
+
+    @Test func twoWorkers_shareTheLoad() async throws {
+        try await Harness.with { h in
+            try await h.startTestService()
+            try await h.startTestService()
+            let bus = h.client()
+            let pids = try await withThrowingTaskGroup(of: Int32.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        let id: Identity = try await bus.request("testsvc", "sleep", ["ms": 100], timeout: .seconds(10))
+                        return id.pid
+                    }
+                }
+                var pids: [Int32: Int] = [:]
+                for try await pid in group { pids[pid, default: 0] += 1 }
+                return pids
+            }
+            #expect(pids.count == 2)
+            #expect(pids.values.allSatisfy { $0 >= 2 })
+        }
+    }
+
+    @Test func sigterm_withRequestInFlight_completesAndLeavesCleanly() async throws {
+        try await Harness.with { h in
+            let service = try await h.startTestService()
+            let bus = h.client()
+            let downEvents = try bus.subscribe("bus.service.down")
+            async let reply = bus.call("testsvc", "sleep", payload: Array(#"{"ms":600}"#.utf8), timeout: .seconds(10))
+            #expect(await eventually { ((try? await h.instances(of: "testsvc")) ?? []).first?.inFlight == 1 })
+            let signalled = ContinuousClock.now
+            service.signal(SIGTERM)
+            #expect(try await reply.status == 200)
+            let status = await service.waitForExit(timeout: .seconds(2) + .milliseconds(500))
+            #expect(status == 0)
+            #expect(ContinuousClock.now - signalled < .seconds(2) + .milliseconds(500))
+            var sawDown = false
+            for await event in downEvents {
+                let payload = try event.decode(ServiceEvent.self)
+                if payload.service == "testsvc" { sawDown = true; break }
+            }
+            #expect(sawDown)
+            #expect(try await h.instances(of: "testsvc").isEmpty)
+        }
+    }
+
+    @Test func typedRequest_errorReply_throwsWithStatusAndCode() async throws {
+        try await Harness.with { h in
+            try await h.startTestService()
+            await #expect(throws: BusError.reply(status: 409, code: "taken", message: "failure requested by the caller")) {
+                let _: Counter = try await h.client().request("testsvc", "fail", ["status": AnyCodable(409), "code": AnyCodable("taken")])
+            }
+        }
+    }
+}
+
+/// A tiny heterogenous JSON value for test payloads.
+struct AnyCodable: Encodable, Sendable {
+    let value: any Sendable
+    init(_ value: any Sendable) { self.value = value }
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch value {
+        case let v as Int: try c.encode(v)
+        case let v as String: try c.encode(v)
+        case let v as Bool: try c.encode(v)
+        case let v as Double: try c.encode(v)
+        default: try c.encodeNil()
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import Synchronization
+
+/// Where the package's executables are: `BUS_BIN_DIR`, or the folder of the running test
+/// bundle (SwiftPM puts products and the test bundle side by side).
+enum Binaries {
+    static let directory: URL = {
+        if let dir = ProcessInfo.processInfo.environment["BUS_BIN_DIR"], !dir.isEmpty {
+            return URL(fileURLWithPath: dir)
+        }
+        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var dir = exe.deletingLastPathComponent()
+        // On Linux the bundle is `xxxPackageTests.xctest`, an executable in the products folder.
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("busctl").path), dir.path != "/" {
+            dir = dir.deletingLastPathComponent()
+        }
+        return dir
+    }()
+
+    static func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+    static var busctl: String { path("busctl") }
+    static var testService: String { path("BusTestService") }
+
+    /// The package root (for Tests/interop scripts).
+    static let packageRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url = url.deletingLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+        }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    }()
+}
+
+/// A child process whose output is captured, and which is always stopped: tests call
+/// ``stop()`` in a `defer`, and `deinit` kills what is left.
+final class TestProcess: @unchecked Sendable {
+    // @unchecked: `process` is only mutated in init; output buffers are Mutex-guarded.
+    let name: String
+    let process = Process()
+    private let stdoutBuffer = Locked(Data())
+    private let stderrBuffer = Locked(Data())
+    private let exited = Locked<Int32?>(nil)
+
+    init(_ executable: String, _ arguments: [String], name: String? = nil, environment: [String: String] = [:], stdin: Data? = nil) throws {
+        self.name = name ?? URL(fileURLWithPath: executable).lastPathComponent
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["BUS_LOG_LEVEL"] = env["BUS_LOG_LEVEL"] ?? "info"
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        if let stdin {
+            let input = Pipe()
+            process.standardInput = input
+            try process.run()
+            input.fileHandleForWriting.write(stdin)
+            try input.fileHandleForWriting.close()
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
+        let stdoutBuffer = self.stdoutBuffer
+        let stderrBuffer = self.stderrBuffer
+        out.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil } else { stdoutBuffer.withLock { $0.append(data) } }
+        }
+        err.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil } else { stderrBuffer.withLock { $0.append(data) } }
+        }
+        let exited = self.exited
+        process.terminationHandler = { p in exited.withLock { $0 = p.terminationStatus } }
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var stdout: String { String(decoding: stdoutBuffer.withLock { $0 }, as: UTF8.self) }
+    var stderr: String { String(decoding: stderrBuffer.withLock { $0 }, as: UTF8.self) }
+    var exitStatus: Int32? { exited.withLock { $0 } }
+    var isRunning: Bool { exitStatus == nil }
+    /// How the process ended: by exit or by a signal.
+    var terminationReason: Process.TerminationReason { process.terminationReason }
+
+    func signal(_ number: Int32) {
+        if isRunning { kill(pid, number) }
+    }
+
+    /// Waits for the process to exit; returns its status, or nil at the deadline.
+    @discardableResult
+    func waitForExit(timeout: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let status = exitStatus { return status }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return exitStatus
+    }
+
+    /// SIGTERM, then SIGKILL after `grace`.
+    func stop(grace: Duration = .seconds(3)) async {
+        guard isRunning else { return }
+        signal(SIGTERM)
+        if await waitForExit(timeout: grace) == nil {
+            signal(SIGKILL)
+            await waitForExit(timeout: .seconds(2))
+        }
+    }
+
+    deinit {
+        if exitStatus == nil { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// Polls `condition` until it holds or the deadline passes: waiting on conditions, never on
+/// fixed sleeps.
+func eventually(timeout: Duration = .seconds(10), every: Duration = .milliseconds(20),
+                _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    repeat {
+        if try await condition() { return true }
+        try? await Task.sleep(for: every)
+    } while ContinuousClock.now < deadline
+    return try await condition()
+}
+
+/// Free loopback ports.
+enum FreePorts {
+    /// A base port P with P, P+1 and P+2 all free on 127.0.0.1 right now.
+    static func kernelBase() -> Int {
+        for _ in 0..<200 {
+            let base = Int.random(in: 20_000...59_000)
+            if (0..<3).allSatisfy({ isFree(base + $0) }) { return base }
+        }
+        fatalError("no three consecutive free ports found")
+    }
+
+    static func isFree(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return rc == 0
+    }
+}
+
+/// A Mutex in a class, so closures can share it.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
+}
