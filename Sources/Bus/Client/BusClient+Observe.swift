@@ -32,12 +32,14 @@ extension BusClient {
     /// It subscribes first, then fetches the retained value, and delivers only sequence numbers
     /// higher than the last delivered; when a sequence number is skipped it delivers the newer
     /// value and re-fetches the retained one, so a lost event is healed, never passed over.
-    /// Payloads that do not decode as `Value` are logged and skipped.
+    /// A consumer slower than the changes skips intermediate values but always ends on the
+    /// latest (the buffer keeps the newest). Payloads that do not decode as `Value` are logged
+    /// and skipped.
     /// - Throws: ``BusError/invalidTopic(_:reason:)``, ``BusError/closed``.
     public func observe<Value: Decodable & Sendable>(_ topic: String, as type: Value.Type = Value.self) throws(BusError) -> AsyncStream<Observed<Value>> {
         try Topic.validate(topic)
-        let (inbox, feed) = AsyncStream<ObserveInput>.makeStream(bufferingPolicy: .bufferingOldest(options.subscriptionBuffer))
-        let (output, deliver) = AsyncStream<Observed<Value>>.makeStream(bufferingPolicy: .bufferingOldest(options.subscriptionBuffer))
+        let (inbox, feed) = AsyncStream<ObserveInput>.makeStream(bufferingPolicy: .bufferingNewest(options.subscriptionBuffer))
+        let (output, deliver) = AsyncStream<Observed<Value>>.makeStream(bufferingPolicy: .bufferingNewest(options.subscriptionBuffer))
         let pattern = try TopicPattern(topic)
         let subscription = try subscribe([pattern], bufferSize: options.subscriptionBuffer, onExisting: nil)
         let logger = self.logger

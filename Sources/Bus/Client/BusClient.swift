@@ -151,7 +151,42 @@ public final class BusClient: Sendable {
             }
         }
         guard accepted else { throw .closed }
-        return BusSubscription(stream: stream)
+        return BusSubscription(stream: stream, confirmer: { [weak self] timeout throws(BusError) in
+            guard let self else { throw BusError.closed }
+            try await self.confirmPath(timeout: timeout)
+        })
+    }
+
+    /// Proves that every subscription made so far on this connection is live in the kernel:
+    /// subscribes to a private probe topic (after the others, on the same connection, so the
+    /// kernel applies it after them) and publishes probes until one comes back.
+    func confirmPath(timeout: Duration) async throws(BusError) {
+        let topic = "bus.probe.\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
+        let probe = try subscribe([try TopicPattern(topic)], bufferSize: 16, onExisting: nil)
+        let event: Frames = [
+            Array(topic.utf8),
+            EventMeta(seq: 1, timestampMicros: Clock.microsNow(), source: options.name, instance: options.instance).encode(),
+            Array("{}".utf8),
+        ]
+        let listener = Task {
+            for await _ in probe { return true }
+            return false
+        }
+        let sender = Task { [self] in
+            repeat {
+                try? send(event: event)
+                try? await Task.sleep(for: .milliseconds(50))
+            } while !Task.isCancelled
+        }
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            listener.cancel()
+        }
+        let confirmed = await listener.value
+        sender.cancel()
+        timer.cancel()
+        if confirmed { return }
+        throw .unreachable(endpoint: options.endpoints.eventsOut, reason: "the subscription was not confirmed within \(timeout)")
     }
 }
 
@@ -166,6 +201,15 @@ final class DropCounter: Sendable {
 public struct BusSubscription: AsyncSequence, Sendable {
     public typealias Element = BusEvent
     let stream: AsyncStream<BusEvent>
+    let confirmer: @Sendable (Duration) async throws(BusError) -> Void
+
+    /// Waits until the kernel forwards this subscription's events (subscriptions travel
+    /// asynchronously; what is published before they land is not delivered, the slow-joiner
+    /// rule). Retained values need no confirmation: the kernel sends them when it lands.
+    /// - Throws: ``BusError/unreachable(endpoint:reason:)`` when not confirmed in time.
+    public func confirm(timeout: Duration = .seconds(5)) async throws(BusError) {
+        try await confirmer(timeout)
+    }
 
     public func makeAsyncIterator() -> AsyncStream<BusEvent>.Iterator {
         stream.makeAsyncIterator()

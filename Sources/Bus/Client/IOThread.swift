@@ -122,7 +122,7 @@ final class IOLoop {
     private(set) var handlers: [ObjectIdentifier: IOHandler] = [:]
     private var order: [ObjectIdentifier] = []
     private var pollDirty = true
-    private var publisher: ZMQSocket?
+    private var publisher: PublisherHandler?
     private var subscriber: SubscriberHandler?
     private var requester: RequesterHandler?
     var logger: Logger { thread.logger }
@@ -171,25 +171,21 @@ final class IOLoop {
     func socketsChanged() { pollDirty = true }
 
     private func sendPublishes(_ batch: [Frames]) {
-        if publisher == nil {
-            do {
-                let socket = try ZMQSocket(context, .pub, tuning: .client)
-                try socket.connect(endpoints.eventsIn)
-                publisher = socket
-            } catch {
-                logger.error("cannot open the publisher socket", metadata: ["error": error.description])
-                publishDrops += UInt64(batch.count)
-                return
-            }
+        do throws(ZMQError) {
+            try publisherHandler().publish(batch, loop: self)
+        } catch {
+            logger.error("cannot open the publisher socket", metadata: ["error": error.description])
+            publishDrops += UInt64(batch.count)
         }
-        for frames in batch {
-            do {
-                if try !publisher!.send(frames) { publishDrops += 1 }
-            } catch {
-                publishDrops += 1
-                logger.error("publish failed", metadata: ["error": error.description])
-            }
-        }
+    }
+
+    /// The process's publishing socket, opened on first use.
+    func publisherHandler() throws(ZMQError) -> PublisherHandler {
+        if let publisher { return publisher }
+        let handler = try PublisherHandler(loop: self)
+        publisher = handler
+        add(handler)
+        return handler
     }
 
     func run() {
@@ -231,9 +227,17 @@ final class IOLoop {
         let rest = thread.takeWork()
         for operation in rest.operations { operation(self) }
         if !rest.publishes.isEmpty { sendPublishes(rest.publishes) }
+        // Events held until the kernel subscribes get a bounded chance to go out.
+        if let publisher, publisher.isHolding {
+            let deadline = ContinuousClock.now + .seconds(2)
+            var poller = ZMQPoller()
+            poller.add(publisher.socket)
+            while publisher.isHolding, ContinuousClock.now < deadline {
+                if (try? poller.poll(timeoutMs: 20)) ?? 0 > 0 { publisher.readable(self) }
+            }
+        }
         for id in order { handlers[id]?.close(self) }
         handlers.removeAll()
-        publisher?.close()
         thread.finished()
     }
 }

@@ -1,0 +1,51 @@
+import Bus
+import Testing
+
+struct EventMetaTests {
+    let sample = EventMeta(
+        flags: [.retained], seq: 0x0102_0304_0506_0708, timestampMicros: 1_700_000_000_000_000, source: "auth",
+        instance: "auth-1", contentType: "application/json", correlationID: "c1", causationID: "")
+
+    @Test func roundTrip_keepsEveryField() throws {
+        #expect(try EventMeta.decode(sample.encode()) == sample)
+    }
+
+    @Test func encode_isBigEndianWithFixedHeader() {
+        let bytes = sample.encode()
+        #expect(bytes[0] == 1)
+        #expect(bytes[1] == 1)
+        #expect(Array(bytes[2..<10]) == [1, 2, 3, 4, 5, 6, 7, 8])
+        #expect(bytes[18] == 4)
+        #expect(Array(bytes[19..<23]) == Array("auth".utf8))
+    }
+
+    @Test func decode_whenTruncated_throwsMalformed() {
+        let bytes = sample.encode()
+        for cut in [0, 5, 17, 20, bytes.count - 1] {
+            #expect(throws: BusError.self) { try EventMeta.decode(Array(bytes.prefix(cut))) }
+        }
+    }
+
+    @Test func decode_whenWrongVersion_throwsMalformed() {
+        var bytes = sample.encode()
+        bytes[0] = 9
+        #expect {
+            try EventMeta.decode(bytes)
+        } throws: { error in
+            (error as? BusError).map { "\($0)".contains("version 9") } ?? false
+        }
+    }
+
+    @Test func decode_ignoresTrailingBytes_forForwardCompatibility() throws {
+        #expect(try EventMeta.decode(sample.encode() + [1, 2, 3]) == sample)
+    }
+
+    @Test func busEvent_decodesFramesAndPayload() throws {
+        let event = try BusEvent.decode([Array("auth.state".utf8), sample.encode(), Array(#"{"user":"ann"}"#.utf8)])
+        struct State: Decodable { var user: String }
+        #expect(event.topic == "auth.state")
+        #expect(try event.decode(State.self).user == "ann")
+        #expect(throws: BusError.self) { try event.decode(Int.self) }
+        #expect(throws: BusError.self) { try BusEvent.decode([Array("a".utf8), sample.encode()]) }
+    }
+}

@@ -1,0 +1,187 @@
+import Bus
+import Foundation
+import Testing
+
+/// Collects events from a subscription in the background.
+final class Collector: Sendable {
+    private let events = Locked<[BusEvent]>([])
+    private let task: Task<Void, Never>
+
+    init(_ subscription: BusSubscription) {
+        let events = self.events
+        task = Task {
+            for await event in subscription { events.withLock { $0.append(event) } }
+        }
+    }
+
+    var all: [BusEvent] { events.withLock { $0 } }
+    var live: [BusEvent] { all.filter { !$0.isSnapshot && !$0.topic.hasPrefix("bus.") } }
+
+    func waitFor(count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+        await eventually(timeout: timeout) { self.live.count >= count }
+    }
+
+    func stop() { task.cancel() }
+}
+
+@Suite(.serialized)
+struct EventPlaneTests {
+    @Test func subscribe_byPrefixAndWildcards_getsExactlyTheMatchingTopics() async throws {
+        try await Harness.with { h in
+            let sub = h.client(name: "sub")
+            let exact = try sub.subscribe("feed.post.voted")
+            let oneToken = try sub.subscribe("feed.*.voted")
+            let rest = try sub.subscribe("feed.>")
+            let collectors = [Collector(exact), Collector(oneToken), Collector(rest)]
+            try await exact.confirm()
+            let pub = h.client(name: "feed")
+            for topic in ["feed.post.voted", "feed.comment.voted", "feed.post.created", "feed.post.voted.extra", "weather.x"] {
+                try await pub.publish(topic, ["n": 1])
+            }
+            #expect(await collectors[2].waitFor(count: 4))
+            #expect(await collectors[1].waitFor(count: 2))
+            #expect(await collectors[0].waitFor(count: 1))
+            #expect(collectors[0].live.map(\.topic) == ["feed.post.voted"])
+            #expect(Set(collectors[1].live.map(\.topic)) == ["feed.post.voted", "feed.comment.voted"])
+            #expect(Set(collectors[2].live.map(\.topic)) == ["feed.post.voted", "feed.comment.voted", "feed.post.created", "feed.post.voted.extra"])
+            let first = try #require(collectors[0].live.first)
+            #expect(first.meta.source == "feed")
+            #expect(first.meta.seq == 1)
+            #expect(first.missed == 0)
+            collectors.forEach { $0.stop() }
+        }
+    }
+
+    @Test func events_fromAnotherProcess_arriveInOrderWithoutGaps() async throws {
+        try await Harness.with { h in
+            try await h.startTestService(name: "pubsvc")
+            let sub = try h.client().subscribe("burst.>")
+            let collector = Collector(sub)
+            try await sub.confirm()
+            let _: Counter = try await h.client().request("pubsvc", "publish", ["topic": AnyCodable("burst.tick"), "count": AnyCodable(500)], timeout: .seconds(10))
+            #expect(await collector.waitFor(count: 500))
+            #expect(collector.live.map(\.meta.seq) == Array(1...500))
+            #expect(collector.live.allSatisfy { $0.missed == 0 })
+            collector.stop()
+        }
+    }
+
+    @Test func observe_lateJoiner_getsCurrentValueThenEveryChange_noneTwice() async throws {
+        try await Harness.with { h in
+            try await h.startTestService(name: "ctr")
+            let caller = h.client()
+            for value in 1...3 {
+                let _: Counter = try await caller.request("ctr", "set", ["value": value])
+            }
+            let observer = h.client(name: "observer")
+            let values = Locked<[Observed<Counter>]>([])
+            let task = Task {
+                for await observed in try observer.observe("ctr.state", as: Counter.self) {
+                    values.withLock { $0.append(observed) }
+                }
+            }
+            #expect(await eventually { values.withLock { $0.count } >= 1 })
+            #expect(values.withLock { $0.first?.value } == Counter(value: 3))
+            #expect(values.withLock { $0.first?.origin } == .current)
+            for value in 4...8 {
+                let _: Counter = try await caller.request("ctr", "set", ["value": value])
+            }
+            #expect(await eventually { values.withLock { $0.last?.value.value } == 8 })
+            let seen = values.withLock { $0 }
+            #expect(seen.map(\.value.value) == Array(3...8))
+            #expect(seen.map(\.seq) == Array(3...8))
+            task.cancel()
+        }
+    }
+
+    @Test func observe_secondObserverInSameProcess_alsoGetsCurrentValue() async throws {
+        try await Harness.with { h in
+            let publisher = h.client(name: "ctr")
+            try await publisher.publish("ctr.state", Counter(value: 41), retain: true)
+            let observer = h.client(name: "observer")
+            func firstValue() async throws -> Counter? {
+                for await observed in try observer.observe("ctr.state", as: Counter.self) { return observed.value }
+                return nil
+            }
+            let keepAlive = Task { for await _ in try observer.observe("ctr.state", as: Counter.self) {} }
+            #expect(try await firstValue() == Counter(value: 41))
+            #expect(try await firstValue() == Counter(value: 41))
+            keepAlive.cancel()
+        }
+    }
+
+    @Test func retained_publishFromNewProcess_continuesTheSequence() async throws {
+        try await Harness.with { h in
+            let first = h.client(name: "cfg")
+            try await first.publish("cfg.state", Counter(value: 1), retain: true)
+            try await first.publish("cfg.state", Counter(value: 2), retain: true)
+            #expect(await eventually { (try? await first.retained("cfg.state"))?.meta.seq == 2 })
+            let second = BusClient(options: BusOptions(endpoints: h.endpoints, name: "cfg"))
+            try await second.publish("cfg.state", Counter(value: 3), retain: true)
+            #expect(await eventually { (try? await first.retained("cfg.state"))?.meta.seq == 3 })
+            let value = try #require(try await first.retained("cfg.state"))
+            #expect(try JSONDecoder().decode(Counter.self, from: Data(value.payload)) == Counter(value: 3))
+            #expect(value.meta.source == "cfg")
+            await second.close()
+        }
+    }
+
+    @Test func kernel_countsTopics_andListsRetained() async throws {
+        try await Harness.with { h in
+            let bus = h.client(name: "stat")
+            try await bus.publish("stat.a", ["x": 1], retain: true)
+            try await bus.publish("stat.b", ["x": 2])
+            #expect(await eventually {
+                let values = (try? await bus.retainedValues(matching: "stat.>")) ?? []
+                return values.map(\.topic) == ["stat.a"]
+            })
+            let reply = try await bus.call("bus", "stats")
+            let stats = try #require(try JSONSerialization.jsonObject(with: Data(reply.payload)) as? [String: Any])
+            let topics = try #require(stats["topics"] as? [[String: Any]])
+            #expect(topics.contains { $0["topic"] as? String == "stat.b" && ($0["messages"] as? Int) == 1 })
+        }
+    }
+}
+
+@Suite(.serialized)
+struct GapTests {
+    @Test func subscriber_seesGapsAsMissedCounts() async throws {
+        try await Harness.with { h in
+            let sub = try h.client(name: "sub").subscribe("gap.>")
+            let collector = Collector(sub)
+            try await sub.confirm()
+            let raw = h.client(name: "raw")
+            for seq: UInt64 in [1, 2, 5, 6] {
+                let meta = EventMeta(seq: seq, timestampMicros: 1, source: "raw", instance: "raw-1")
+                try raw.send(event: [Array("gap.t".utf8), meta.encode(), Array("{}".utf8)])
+            }
+            #expect(await collector.waitFor(count: 4))
+            #expect(collector.live.map(\.missed) == [0, 0, 2, 0])
+            collector.stop()
+        }
+    }
+
+    @Test func observe_slowConsumer_neverGoesBackwards_andEndsOnTheLatestValue() async throws {
+        try await Harness.with { h in
+            var options = BusOptions(endpoints: h.endpoints, name: "slow")
+            options.subscriptionBuffer = 4
+            let observer = BusClient(options: options)
+            let seen = Locked<[Observed<Counter>]>([])
+            let task = Task {
+                for await observed in try observer.observe("flood.state", as: Counter.self) {
+                    seen.withLock { $0.append(observed) }
+                    try? await Task.sleep(for: .milliseconds(2))
+                }
+            }
+            let publisher = h.client(name: "flood")
+            try await publisher.publish("flood.state", Counter(value: 0), retain: true)
+            #expect(await eventually { !seen.withLock { $0.isEmpty } })
+            for value in 1...2000 { try await publisher.publish("flood.state", Counter(value: value), retain: true) }
+            #expect(await eventually(timeout: .seconds(20)) { seen.withLock { $0.last?.value.value } == 2000 })
+            let seqs = seen.withLock { $0.map(\.seq) }
+            #expect(zip(seqs, seqs.dropFirst()).allSatisfy { $0 < $1 })
+            task.cancel()
+            await observer.close()
+        }
+    }
+}
