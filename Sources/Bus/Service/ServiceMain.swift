@@ -7,6 +7,28 @@ public struct ServiceContext: Sendable {
     /// The parsed command line (common options plus the service's own).
     public let arguments: ParsedArguments
     public let logger: Logger
+
+    /// `--state-dir` (env `BUS_STATE_DIR`), default `$XDG_DATA_HOME/swiftbus/<name>` or
+    /// `~/.local/share/swiftbus/<name>`; created on first use with mode 0700.
+    public func stateDirectory() throws -> URL {
+        let url: URL
+        if let dir = arguments.value("state-dir") {
+            url = URL(fileURLWithPath: dir)
+        } else {
+            url = ServiceContext.defaultDataDirectory().appendingPathComponent(bus.name)
+        }
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return url
+    }
+
+    /// `$XDG_DATA_HOME/swiftbus` or `~/.local/share/swiftbus`.
+    public static func defaultDataDirectory() -> URL {
+        let env = ProcessInfo.processInfo.environment
+        if let xdg = env["XDG_DATA_HOME"], !xdg.isEmpty {
+            return URL(fileURLWithPath: xdg).appendingPathComponent("swiftbus")
+        }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share/swiftbus")
+    }
 }
 
 /// The `main` of a service executable: parses the common options (exit 64 on bad ones),
@@ -28,6 +50,7 @@ public enum ServiceMain {
         let specs = OptionSpec.common + [
             OptionSpec("instance", value: "ID", help: "Instance id reported to the kernel (default: name-host-pid-random)."),
             OptionSpec("concurrency", value: "N", help: "Requests handled at once (default: the service's own)."),
+            OptionSpec("state-dir", value: "DIR", help: "Where the service keeps its data.", environment: "BUS_STATE_DIR"),
         ] + options
         let parsed: ParsedArguments
         let endpoints: Endpoints
