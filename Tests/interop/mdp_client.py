@@ -119,7 +119,7 @@ def main():
             def frames_of(i):
                 meta = {"id": "py-%s-%d" % (run_id, i + 1), "timeout_ms": int(args.timeout * 1000)}
                 meta.update(extra)
-                return [args.method.encode(), json.dumps(meta, sort_keys=True).encode(), args.payload.encode()]
+                return [args.method.encode(), json.dumps(meta, sort_keys=True, separators=(",", ":")).encode(), args.payload.encode()]
     if args.count < 1:
         parser.error("--count must be >= 1")
     if args.timeout <= 0:

@@ -7,7 +7,7 @@ import Synchronization
 public final class BusClient: Sendable {
     public let options: BusOptions
     let io: IOThread
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     struct State {
         var seqs: [String: UInt64] = [:]

@@ -1,6 +1,5 @@
 import CZeroMQ
 import Foundation
-import Synchronization
 
 /// The one thread of a process that owns its ZeroMQ sockets. Actors hand it work through a
 /// lock-guarded queue and an eventfd-style wake-up; it polls every socket it owns and hands
@@ -21,7 +20,7 @@ final class IOThread: Sendable {
     let endpoints: Endpoints
     let logger: Logger
     private let wake = WakeUp()
-    private let queue = Mutex(Queue())
+    private let queue = Locked(Queue())
 
     init(endpoints: Endpoints, logger: Logger, name: String) {
         self.context = ZMQContext(ioThreads: 1)

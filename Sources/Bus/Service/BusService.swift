@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A named service and its method handlers.
 ///
@@ -16,7 +15,7 @@ public final class BusService: Sendable {
     public let name: String
     /// How many requests are handled at once (one MDP worker connection each).
     public let concurrency: Int
-    private let handlers = Mutex<[String: Handler]>([:])
+    private let handlers = Locked<[String: Handler]>([:])
 
     /// - Parameters:
     ///   - name: the service name workers register (`[a-z0-9_-]`, no dots).

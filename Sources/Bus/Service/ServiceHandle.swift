@@ -1,14 +1,13 @@
 import Foundation
-import Synchronization
 
 /// A service being served on a bus connection: its worker connections and the tasks that
 /// run its handlers.
 public final class ServiceHandle: Sendable {
     public let service: BusService
     let client: BusClient
-    private let workers = Mutex<[ObjectIdentifier]>([])
-    private let consumers = Mutex<[Task<Void, Never>]>([])
-    private let counters = Mutex((inFlight: 0, handled: 0))
+    private let workers = Locked<[ObjectIdentifier]>([])
+    private let consumers = Locked<[Task<Void, Never>]>([])
+    private let counters = Locked((inFlight: 0, handled: 0))
 
     init(service: BusService, client: BusClient) {
         self.service = service
@@ -110,8 +109,8 @@ extension BusClient {
 
 /// Resumes a continuation once, whoever asks first.
 final class Once<T: Sendable>: Sendable {
-    private let continuation: Mutex<CheckedContinuation<T, Never>?>
-    init(_ continuation: CheckedContinuation<T, Never>) { self.continuation = Mutex(continuation) }
+    private let continuation: Locked<CheckedContinuation<T, Never>?>
+    init(_ continuation: CheckedContinuation<T, Never>) { self.continuation = Locked(continuation) }
     func resume(_ value: T) {
         continuation.withLock { c in
             c?.resume(returning: value)
@@ -122,10 +121,10 @@ final class Once<T: Sendable>: Sendable {
 
 /// Calls `action` when counted down to zero (at once for zero).
 final class Countdown: Sendable {
-    private let remaining: Mutex<Int>
+    private let remaining: Locked<Int>
     private let action: @Sendable () -> Void
     init(_ count: Int, action: @escaping @Sendable () -> Void) {
-        remaining = Mutex(count)
+        remaining = Locked(count)
         self.action = action
         if count == 0 { action() }
     }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A small logger in the shape of swift-log (which cannot be fetched here): a label, levels,
 /// autoclosure messages and dotted metadata keys. Lines go to standard error as
@@ -46,7 +45,7 @@ public struct Logger: Sendable {
     public func warning(_ m: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) { log(.warning, m(), metadata: metadata()) }
     public func error(_ m: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) { log(.error, m(), metadata: metadata()) }
 
-    private static let output = Mutex<Void>(())
+    private static let output = Locked<Void>(())
 
     private static func timestamp() -> String {
         var tv = timeval()

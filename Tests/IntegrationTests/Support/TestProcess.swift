@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Bus
 
 /// Where the package's executables are: `BUS_BIN_DIR`, or the folder of the running test
 /// bundle (SwiftPM puts products and the test bundle side by side).
@@ -154,9 +154,3 @@ enum FreePorts {
     }
 }
 
-/// A Mutex in a class, so closures can share it.
-final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
-}
