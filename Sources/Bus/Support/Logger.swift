@@ -33,7 +33,8 @@ public struct Logger: Sendable {
             line += " \(key)=\(value.contains(" ") ? "\"\(value)\"" : value)"
         }
         line += "\n"
-        Self.output.withLock { _ in
+        Self.output.withLock { count in
+            count &+= 1
             FileHandle.standardError.write(Data(line.utf8))
         }
     }
@@ -45,7 +46,8 @@ public struct Logger: Sendable {
     public func warning(_ m: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) { log(.warning, m(), metadata: metadata()) }
     public func error(_ m: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) { log(.error, m(), metadata: metadata()) }
 
-    private static let output = Locked<Void>(())
+    // Counts lines written; the lock keeps concurrent lines whole.
+    private static let output = Locked<Int>(0)
 
     private static func timestamp() -> String {
         var tv = timeval()
