@@ -18,6 +18,8 @@ enum ExitCode {
     static let usage: Int32 = 64
     /// Bad input data, e.g. invalid JSON (sysexits EX_DATAERR).
     static let dataError: Int32 = 65
+    /// Unusable configuration, e.g. security keys missing or readable by others (EX_CONFIG).
+    static let configError: Int32 = 78
 }
 
 /// A busctl subcommand: parsed in `init` (usage errors), validated, then run.
@@ -56,6 +58,7 @@ struct CommandFailure: Error {
 struct Busctl {
     static let commands: [any BusctlCommand.Type] = [
         KernelCommand.self,
+        KeygenCommand.self,
     ]
 
     static var overview: String {
@@ -67,7 +70,7 @@ struct Busctl {
                 Every subcommand takes --kernel URL (env BUS_KERNEL, default \(Endpoints.defaultKernel)); \
                 reading commands take --json.
                 Exit status: 0 ok, 1 failure, 2 error reply, 3 timeout, 4 no such service,
-                5 kernel unreachable, 64 bad arguments, 65 bad input data.
+                5 kernel unreachable, 64 bad arguments, 65 bad input data, 78 bad configuration.
                 See 'busctl <subcommand> --help'.
                 """)
     }

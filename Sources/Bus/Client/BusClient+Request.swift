@@ -41,8 +41,8 @@ extension BusClient {
         switch outcome {
         case .reply(let reply): return reply
         case .timeout: throw .timeout(service: service, method: method, seconds: seconds)
-        case .unreachable:
-            throw .unreachable(endpoint: options.endpoints.requests, reason: "no connection within \(seconds) s")
+        case .unreachable(let problem):
+            throw .unreachable(endpoint: options.endpoints.requests, reason: problem ?? "no connection within \(seconds) s")
         case .failed(let error): throw error
         }
     }

@@ -18,6 +18,8 @@ public struct BusOptions: Sendable {
     /// Events buffered per subscription before the oldest undelivered are kept and newer ones
     /// dropped (and reported as a gap).
     public var subscriptionBuffer = 10_000
+    /// CURVE credentials (own key pair, the kernel's public key); nil without security.
+    public var security: ClientSecurity?
     public var logger: Logger
 
     public init(endpoints: Endpoints, name: String, instance: String? = nil, version: String = BusVersion.current) {

@@ -19,13 +19,15 @@ final class IOThread: Sendable {
     let context: ZMQContext
     let endpoints: Endpoints
     let logger: Logger
+    let security: ClientSecurity?
     private let wake = WakeUp()
     private let queue = Locked(Queue())
 
-    init(endpoints: Endpoints, logger: Logger, name: String) {
+    init(endpoints: Endpoints, logger: Logger, name: String, security: ClientSecurity? = nil) {
         self.context = ZMQContext(ioThreads: 1)
         self.endpoints = endpoints
         self.logger = logger
+        self.security = security
         let thread = Thread { [self] in
             let loop = IOLoop(thread: self)
             loop.run()
@@ -128,6 +130,9 @@ final class IOLoop {
     var context: ZMQContext { thread.context }
     var endpoints: Endpoints { thread.endpoints }
     var publishDrops: UInt64 = 0
+    private var monitors: [ObjectIdentifier: MonitorHandler] = [:]
+    /// What went wrong in the last CURVE handshake, until one succeeds.
+    var handshakeProblem: String?
 
     init(thread: IOThread) {
         self.thread = thread
@@ -146,6 +151,31 @@ final class IOLoop {
         order.removeAll { $0 == id }
         handler.close(self)
         pollDirty = true
+    }
+
+    /// Opens a socket towards the kernel: tuned, with CURVE when security is on (and then a
+    /// monitor that turns a failed handshake into a clear error instead of a silent hang).
+    func connect(_ type: ZMQSocketType, to endpoint: String, tuning: SocketTuning) throws(ZMQError) -> ZMQSocket {
+        let socket = try ZMQSocket(context, type, tuning: tuning)
+        do {
+            if let security = thread.security {
+                try socket.makeCurveClient(security.keyPair, serverKey: security.serverKey)
+                let monitor = try MonitorHandler(loop: self, target: socket)
+                monitors[ObjectIdentifier(socket)] = monitor
+                add(monitor)
+            }
+            try socket.connect(endpoint)
+        } catch {
+            release(socket)
+            socket.close()
+            throw error
+        }
+        return socket
+    }
+
+    /// Stops monitoring a socket that is about to be closed.
+    func release(_ socket: ZMQSocket) {
+        if let monitor = monitors.removeValue(forKey: ObjectIdentifier(socket)) { remove(monitor) }
     }
 
     /// The process's SUB socket, opened on first use.
@@ -235,8 +265,57 @@ final class IOLoop {
                 if (try? poller.poll(timeoutMs: 20)) ?? 0 > 0 { publisher.readable(self) }
             }
         }
-        for id in order { handlers[id]?.close(self) }
+        for id in order where !(handlers[id] is MonitorHandler) { handlers[id]?.close(self) }
+        for monitor in monitors.values { monitor.close(self) }
         handlers.removeAll()
         thread.finished()
+    }
+}
+
+/// Watches one client socket's handshakes (security on only).
+final class MonitorHandler: IOHandler {
+    let monitor: ZMQMonitor
+    var socket: ZMQSocket { monitor.socket }
+    private var connectedWithoutHandshake = false
+
+    init(loop: IOLoop, target: ZMQSocket) throws(ZMQError) {
+        monitor = try ZMQMonitor(loop.context, target: target, events: ZMQMonitor.Event.handshakeEvents, name: "client")
+    }
+
+    func readable(_ loop: IOLoop) {
+        while let event = monitor.next() {
+            switch event.event {
+            case ZMQ_EVENT_CONNECTED:
+                connectedWithoutHandshake = true
+            case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
+                connectedWithoutHandshake = false
+                if loop.handshakeProblem != nil { loop.logger.notice("CURVE handshake with the kernel succeeded") }
+                loop.handshakeProblem = nil
+            case ZMQ_EVENT_DISCONNECTED where connectedWithoutHandshake:
+                connectedWithoutHandshake = false
+                report(loop, "the kernel closed the connection during the CURVE handshake (wrong kernel public key, or the kernel does not run with --keys)")
+            case _ where event.isHandshakeFailure:
+                connectedWithoutHandshake = false
+                let why = event.event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH
+                    ? "the kernel refused this key (ZAP status \(event.value)): is its public key in the kernel's authorized/ folder?"
+                    : event.name
+                report(loop, why)
+            default:
+                break
+            }
+        }
+    }
+
+    private func report(_ loop: IOLoop, _ problem: String) {
+        if loop.handshakeProblem != problem {
+            loop.logger.error("security handshake failed: \(problem)")
+        }
+        loop.handshakeProblem = "security handshake failed: \(problem)"
+    }
+
+    func tick(_ loop: IOLoop, now: ContinuousClock.Instant) -> ContinuousClock.Instant? { nil }
+
+    func close(_ loop: IOLoop) {
+        monitor.close()
     }
 }

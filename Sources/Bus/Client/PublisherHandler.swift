@@ -12,13 +12,7 @@ final class PublisherHandler: IOHandler {
     var isHolding: Bool { !held.isEmpty }
 
     init(loop: IOLoop, maxHeld: Int = 100_000) throws(ZMQError) {
-        socket = try ZMQSocket(loop.context, .xpub, tuning: .default)
-        do {
-            try socket.connect(loop.endpoints.eventsIn)
-        } catch {
-            socket.close()
-            throw error
-        }
+        socket = try loop.connect(.xpub, to: loop.endpoints.eventsIn, tuning: .default)
         self.maxHeld = maxHeld
     }
 
@@ -60,6 +54,7 @@ final class PublisherHandler: IOHandler {
     func tick(_ loop: IOLoop, now: ContinuousClock.Instant) -> ContinuousClock.Instant? { nil }
 
     func close(_ loop: IOLoop) {
+        loop.release(socket)
         if !held.isEmpty {
             loop.logger.warning("closing with \(held.count) event(s) never sent: the kernel never subscribed")
         }

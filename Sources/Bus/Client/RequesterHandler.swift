@@ -3,8 +3,9 @@ import Foundation
 /// The outcome of a request as the I/O thread reports it.
 enum RequestOutcome: Sendable {
     case reply(ReplyBody)
-    /// Never sent: no connection to the kernel before the deadline.
-    case unreachable
+    /// Never sent: no connection to the kernel before the deadline (with the handshake
+    /// problem, when security is on and the handshake failed).
+    case unreachable(String?)
     /// Sent, but no reply before the deadline.
     case timeout
     case failed(BusError)
@@ -29,13 +30,7 @@ final class RequesterHandler: IOHandler {
     private var unsent: [String] = []
 
     init(loop: IOLoop) throws(ZMQError) {
-        socket = try ZMQSocket(loop.context, .dealer, tuning: .client)
-        do {
-            try socket.connect(loop.endpoints.requests)
-        } catch {
-            socket.close()
-            throw error
-        }
+        socket = try loop.connect(.dealer, to: loop.endpoints.requests, tuning: .client)
     }
 
     func send(id: String, service: String, body: Frames, deadline: ContinuousClock.Instant, completion: @escaping Completion) {
@@ -104,7 +99,7 @@ final class RequesterHandler: IOHandler {
             if request.deadline <= now {
                 pending[id] = nil
                 unsent.removeAll { $0 == id }
-                request.completion(request.sent ? .timeout : .unreachable)
+                request.completion(request.sent ? .timeout : .unreachable(loop.handshakeProblem))
             } else if next == nil || request.deadline < next! {
                 next = request.deadline
             }
@@ -119,6 +114,7 @@ final class RequesterHandler: IOHandler {
     func close(_ loop: IOLoop) {
         for (_, request) in pending { request.completion(.failed(.closed)) }
         pending.removeAll()
+        loop.release(socket)
         socket.close()
     }
 }
@@ -134,13 +130,7 @@ final class RawRequestHandler: IOHandler {
 
     init(loop: IOLoop, service: String, body: Frames, deadline: ContinuousClock.Instant,
          completion: @escaping @Sendable (Result<Frames, BusError>) -> Void) throws(ZMQError) {
-        socket = try ZMQSocket(loop.context, .dealer, tuning: .client)
-        do {
-            try socket.connect(loop.endpoints.requests)
-        } catch {
-            socket.close()
-            throw error
-        }
+        socket = try loop.connect(.dealer, to: loop.endpoints.requests, tuning: .client)
         self.deadline = deadline
         self.frames = MDP.clientRequest(service: service, body: body)
         self.completion = completion
@@ -163,7 +153,7 @@ final class RawRequestHandler: IOHandler {
     func tick(_ loop: IOLoop, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
         trySend()
         if now >= deadline {
-            completion?(.failure(sent ? .timeout(service: "raw", method: "", seconds: 0) : .unreachable(endpoint: loop.endpoints.requests, reason: "no connection")))
+            completion?(.failure(sent ? .timeout(service: "raw", method: "", seconds: 0) : .unreachable(endpoint: loop.endpoints.requests, reason: loop.handshakeProblem ?? "no connection")))
             completion = nil
             loop.remove(self)
             return nil
@@ -174,6 +164,7 @@ final class RawRequestHandler: IOHandler {
     func close(_ loop: IOLoop) {
         completion?(.failure(.closed))
         completion = nil
+        loop.release(socket)
         socket.close()
     }
 }

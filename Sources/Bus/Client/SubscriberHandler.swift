@@ -15,13 +15,7 @@ final class SubscriberHandler: IOHandler {
     var malformed: UInt64 = 0
 
     init(loop: IOLoop) throws(ZMQError) {
-        socket = try ZMQSocket(loop.context, .sub, tuning: .client)
-        do {
-            try socket.connect(loop.endpoints.eventsOut)
-        } catch {
-            socket.close()
-            throw error
-        }
+        socket = try loop.connect(.sub, to: loop.endpoints.eventsOut, tuning: .client)
     }
 
     /// Adds a local subscription. Returns true when every wire prefix it needs was already
@@ -83,6 +77,7 @@ final class SubscriberHandler: IOHandler {
     func tick(_ loop: IOLoop, now: ContinuousClock.Instant) -> ContinuousClock.Instant? { nil }
 
     func close(_ loop: IOLoop) {
+        loop.release(socket)
         socket.close()
     }
 }

@@ -43,14 +43,7 @@ final class WorkerHandler: IOHandler {
 
     private static func open(_ loop: IOLoop) throws(ZMQError) -> ZMQSocket {
         // Not IMMEDIATE: READY must wait in the queue until the connection is up.
-        let socket = try ZMQSocket(loop.context, .dealer, tuning: .default)
-        do {
-            try socket.connect(loop.endpoints.requests)
-        } catch {
-            socket.close()
-            throw error
-        }
-        return socket
+        try loop.connect(.dealer, to: loop.endpoints.requests, tuning: .default)
     }
 
     func readable(_ loop: IOLoop) {
@@ -121,6 +114,7 @@ final class WorkerHandler: IOHandler {
     }
 
     private func reconnect(_ loop: IOLoop) {
+        loop.release(socket)
         socket.close()
         reconnects += 1
         inFlight = 0
@@ -156,6 +150,7 @@ final class WorkerHandler: IOHandler {
         if phase == .serving { _ = try? socket.send(MDP.workerCommand(.disconnect)) }
         onDrained?()
         onDrained = nil
+        loop.release(socket)
         socket.close()
     }
 }

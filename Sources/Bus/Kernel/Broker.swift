@@ -299,6 +299,11 @@ public struct Broker {
         return removeWorker(sender, now: now, reason: "disconnected") + [.send(MDP.command(to: sender, .disconnect))]
     }
 
+    /// Drops a worker at once (its key was revoked): its caller, if any, gets 503 worker_lost.
+    public mutating func evict(worker identity: [UInt8], now: ContinuousClock.Instant, reason: String) -> [Action] {
+        removeWorker(identity, now: now, reason: reason) + [.send(MDP.command(to: identity, .disconnect))]
+    }
+
     private mutating func removeWorker(_ identity: [UInt8], now: ContinuousClock.Instant, reason: String) -> [Action] {
         guard let worker = workers.removeValue(forKey: identity) else { return [] }
         services[worker.service]?.waiting.removeAll { $0 == identity }

@@ -19,12 +19,14 @@ public final class Kernel: Sendable {
     /// Binds the three endpoints and serves on the calling thread until ``stop()``.
     ///
     /// - Parameter onReady: called once every endpoint is bound.
-    /// - Throws: ``ZMQError`` when an endpoint cannot be bound (address in use, bad endpoint).
-    public func run(onReady: @Sendable () -> Void = {}) throws(ZMQError) {
+    /// - Throws: ``ZMQError`` when an endpoint cannot be bound (address in use, bad endpoint);
+    ///   ``SecurityError`` when security is on and cannot be enforced (fails closed).
+    public func run(onReady: @Sendable () -> Void = {}) throws {
         let loop = try KernelLoop(kernel: self, context: context)
         logger.info("kernel listening", metadata: [
             "requests": loop.router.endpoint, "events.in": loop.xsub.endpoint, "events.out": loop.xpub.endpoint,
             "libzmq": ZMQContext.version,
+            "security": config.security == nil ? "off" : "curve+zap (\(loop.guardian?.authorized.count ?? 0) keys)",
         ])
         onReady()
         loop.serve(wake: wake, stopping: stopping)
@@ -42,11 +44,11 @@ public final class Kernel: Sendable {
 
     /// Runs the kernel on its own thread and returns once it is bound, or throws why it could
     /// not bind. `onExit` runs on that thread after the kernel stopped.
-    public func start(onExit: @escaping @Sendable () -> Void = {}) async throws(ZMQError) {
-        let result: Result<Void, ZMQError> = await withCheckedContinuation { continuation in
+    public func start(onExit: @escaping @Sendable () -> Void = {}) async throws {
+        let result: Result<Void, any Error> = await withCheckedContinuation { continuation in
             let thread = Thread { [self] in
                 let reported = Atomic<Bool>(false)
-                do throws(ZMQError) {
+                do {
                     try self.run {
                         reported.store(true, ordering: .relaxed)
                         continuation.resume(returning: .success(()))
@@ -66,9 +68,15 @@ public final class Kernel: Sendable {
 /// The state of the serving thread. Not Sendable: created, used and closed on that thread.
 final class KernelLoop {
     let kernel: Kernel
+    let context: ZMQContext
     let router: ZMQSocket
     let xsub: ZMQSocket
-    let xpub: ZMQSocket
+    var xpub: ZMQSocket
+    /// Security (CURVE, ZAP, permissions); nil when off.
+    let guardian: KernelGuard?
+    /// Which identity registered each worker, to evict them when a key is revoked.
+    var workerIdentities: [[UInt8]: String] = [:]
+    var pollDirty = false
     var broker: Broker
     var events: EventPlane
     var logLimiter = RateLimitedLog()
@@ -82,8 +90,9 @@ final class KernelLoop {
 
     var logger: Logger { kernel.logger }
 
-    init(kernel: Kernel, context: ZMQContext) throws(ZMQError) {
+    init(kernel: Kernel, context: ZMQContext) throws {
         self.kernel = kernel
+        self.context = context
         let config = kernel.config
         broker = Broker(config: config.broker)
         events = EventPlane(maxRetained: config.maxRetainedTopics)
@@ -91,29 +100,39 @@ final class KernelLoop {
         for i in 0..<Self.partCount { zmq_msg_init(parts + i) }
 
         var opened: [ZMQSocket] = []
+        var guardian: KernelGuard?
         do {
+            // With security, the ZAP handler exists (and passed its self-test) before any
+            // endpoint is bound: there is no moment when a CURVE endpoint admits anyone.
+            if let security = config.security {
+                guardian = try KernelGuard(security: security, context: context, logger: kernel.logger)
+            }
             let router = try ZMQSocket(context, .router, tuning: config.tuning)
             opened.append(router)
             try router.set(ZMQ_ROUTER_MANDATORY, 1)
+            if let security = config.security { try router.makeCurveServer(security.keyPair, domain: KernelGuard.domain) }
             try router.bind(Endpoints.bindable(config.endpoints.requests))
 
             let xsub = try ZMQSocket(context, .xsub, tuning: config.tuning)
             opened.append(xsub)
+            if let security = config.security { try xsub.makeCurveServer(security.keyPair, domain: KernelGuard.domain) }
             try xsub.bind(Endpoints.bindable(config.endpoints.eventsIn))
             // Subscribe to everything: the kernel counts and retains every topic.
             try xsub.send([[1]])
 
-            var outTuning = config.tuning
-            outTuning.sendHighWater = config.subscriberHighWater
-            let xpub = try ZMQSocket(context, .xpub, tuning: outTuning)
+            let xpub = try Self.openXPUB(context: context, config: config)
             opened.append(xpub)
-            try xpub.set(ZMQ_XPUB_NODROP, 1)
-            try xpub.set(ZMQ_XPUB_VERBOSE, 1)
-            try xpub.bind(Endpoints.bindable(config.endpoints.eventsOut))
+            if let guardian {
+                try guardian.monitor(router, context: context, name: "requests")
+                try guardian.monitor(xsub, context: context, name: "events-in")
+                try guardian.monitor(xpub, context: context, name: "events-out")
+            }
             self.router = router
             self.xsub = xsub
             self.xpub = xpub
+            self.guardian = guardian
         } catch {
+            guardian?.close()
             for socket in opened { socket.close() }
             for i in 0..<Self.partCount { zmq_msg_close(parts + i) }
             parts.deallocate()
@@ -121,7 +140,26 @@ final class KernelLoop {
         }
     }
 
+    /// The XPUB towards subscribers. Manual mode: the kernel applies each subscription itself
+    /// after checking it (and then sends the retained values it covers).
+    static func openXPUB(context: ZMQContext, config: KernelConfig) throws(ZMQError) -> ZMQSocket {
+        var outTuning = config.tuning
+        outTuning.sendHighWater = config.subscriberHighWater
+        let xpub = try ZMQSocket(context, .xpub, tuning: outTuning)
+        do {
+            try xpub.set(ZMQ_XPUB_NODROP, 1)
+            try xpub.set(ZMQ_XPUB_MANUAL, 1)
+            if let security = config.security { try xpub.makeCurveServer(security.keyPair, domain: KernelGuard.domain) }
+            try xpub.bind(Endpoints.bindable(config.endpoints.eventsOut))
+        } catch {
+            xpub.close()
+            throw error
+        }
+        return xpub
+    }
+
     func close() {
+        guardian?.close()
         router.close()
         xsub.close()
         xpub.close()
@@ -131,11 +169,19 @@ final class KernelLoop {
 
     func serve(wake: WakeUp, stopping: borrowing Atomic<Bool>) {
         var poller = ZMQPoller()
-        let routerIndex = poller.add(router)
-        let xsubIndex = poller.add(xsub)
-        let xpubIndex = poller.add(xpub)
-        let wakeIndex = poller.add(fd: wake.fd)
+        var indices = (router: 0, xsub: 0, xpub: 0, wake: 0, zap: -1, monitors: [Int]())
+        pollDirty = true
         while !stopping.load(ordering: .acquiring) {
+            if pollDirty {
+                poller.removeAll()
+                indices.router = poller.add(router)
+                indices.xsub = poller.add(xsub)
+                indices.xpub = poller.add(xpub)
+                indices.wake = poller.add(fd: wake.fd)
+                indices.zap = guardian?.zap.map { poller.add($0) } ?? -1
+                indices.monitors = guardian?.monitors.map { poller.add($0.0.socket) } ?? []
+                pollDirty = false
+            }
             let now = ContinuousClock.now
             let next = broker.nextDeadline(now: now)
             let waitMs = next <= now ? 0 : min(100, Int(Broker.milliseconds(next - now)) + 1)
@@ -146,14 +192,17 @@ final class KernelLoop {
                 logger.error("poll failed", metadata: ["error": error.description])
                 continue
             }
-            if poller.isReadable(wakeIndex) { wake.drain() }
-            if poller.isReadable(xsubIndex) { forwardEvents(limit: 4096) }
-            if poller.isReadable(routerIndex) { serveRequests(limit: 512) }
-            if poller.isReadable(xpubIndex) { readSubscriptions(limit: 512) }
+            if poller.isReadable(indices.wake) { wake.drain() }
+            if indices.zap >= 0, poller.isReadable(indices.zap) { guardian?.serveZAP() }
+            if poller.isReadable(indices.xsub) { forwardEvents(limit: 4096) }
+            if poller.isReadable(indices.router) { serveRequests(limit: 512) }
+            if poller.isReadable(indices.xpub) { readSubscriptions(limit: 512) }
+            if indices.monitors.contains(where: { poller.isReadable($0) }) { guardian?.readMonitors() }
             let after = ContinuousClock.now
             if broker.nextDeadline(now: after) <= after {
                 perform(broker.tick(now: after))
             }
+            if let change = guardian?.reloadIfChanged(now: after) { revoke(change.removed) }
         }
     }
 
@@ -162,12 +211,24 @@ final class KernelLoop {
     private func serveRequests(limit: Int) {
         for _ in 0..<limit {
             let frames: Frames
+            let userID: String?
             do {
-                guard let received = try router.receive() else { return }
-                frames = received
+                guard let received = try router.receive(property: guardian == nil ? nil : "User-Id") else { return }
+                frames = received.frames
+                userID = received.property
             } catch {
                 logger.error("router receive failed", metadata: ["error": error.description])
                 return
+            }
+            if let guardian {
+                let identity = guardian.identity(userID: userID)
+                if let refusal = guardian.checkRequest(frames, identity: identity) {
+                    perform(refusal)
+                    continue
+                }
+                if let identity, frames.count >= 4, frames[2] == MDP.worker, frames[3] == [MDP.Command.ready.rawValue] {
+                    workerIdentities[frames[0]] = identity
+                }
             }
             perform(broker.receive(frames, now: .now))
         }
@@ -263,6 +324,10 @@ final class KernelLoop {
                 noteMalformed("event topic '\(String(decoding: topicKey.prefix(64), as: UTF8.self))' breaks the naming rules")
                 continue
             }
+            if let guardian {
+                let identity = guardian.identity(userID: zmq_msg_gets(parts, "User-Id"))
+                if !guardian.allowsPublish(identity, topic: topicKey) { continue }
+            }
             let source = sourceBytes(parts + 1, metaSize)
             var delivered = true
             if zmq_msg_send(parts, xpubRaw, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0 {
@@ -324,9 +389,22 @@ final class KernelLoop {
 
     private func readSubscriptions(limit: Int) {
         for _ in 0..<limit {
-            guard let frames = try? xpub.receive(), let frame = frames.first else { return }
-            events.subscription(frame)
-            if frame.first == 1 { sendRetained(matching: Array(frame.dropFirst())) }
+            guard let received = try? xpub.receive(property: guardian == nil ? nil : "User-Id"),
+                let frame = received.frames.first, let kind = frame.first, kind <= 1
+            else { return }
+            let prefix = Array(frame.dropFirst())
+            if kind == 1 {
+                if let guardian, !guardian.allowsSubscribe(guardian.identity(userID: received.property), prefix: prefix) {
+                    continue
+                }
+                // Manual mode: this applies to the pipe the subscription came from.
+                try? xpub.subscribe(prefix)
+                events.subscription(frame)
+                sendRetained(matching: prefix)
+            } else {
+                try? xpub.unsubscribe(prefix)
+                events.subscription(frame)
+            }
         }
     }
 
@@ -344,6 +422,51 @@ final class KernelLoop {
                 events.totalDrops += 1
             }
         }
+    }
+
+    /// Cuts off identities whose keys were removed: their workers leave the broker at once
+    /// (callers of an in-flight request get 503), every later message of theirs is refused
+    /// (their User-Id no longer maps to an identity), and when they had subscriptions the
+    /// events-out endpoint is re-bound, which closes every subscriber connection: the others
+    /// reconnect and resubscribe at once (their retained values come again as snapshots), the
+    /// revoked key fails its handshake.
+    func revoke(_ identities: [String]) {
+        guard !identities.isEmpty, let guardian else { return }
+        let revoked = Set(identities)
+        let now = ContinuousClock.now
+        for (worker, identity) in workerIdentities where revoked.contains(identity) {
+            perform(broker.evict(worker: worker, now: now, reason: "key of \(identity) revoked"))
+            workerIdentities[worker] = nil
+        }
+        let hadSubscriptions = identities.contains { guardian.subscribers[$0] != nil }
+        if hadSubscriptions {
+            do {
+                let fresh = try Self.openXPUBAfterClosing(old: xpub, context: context, config: kernel.config)
+                xpub = fresh
+                try guardian.monitor(fresh, context: context, name: "events-out")
+                events.subscriptions.removeAll()
+                pollDirty = true
+                logger.notice("events-out re-bound to cut off revoked subscribers", metadata: ["revoked": identities.joined(separator: ",")])
+            } catch {
+                logger.critical("could not re-bind events-out after a revocation: \(error)")
+            }
+        }
+        guardian.forget(identities)
+    }
+
+    private static func openXPUBAfterClosing(old: ZMQSocket, context: ZMQContext, config: KernelConfig) throws(ZMQError) -> ZMQSocket {
+        old.close()
+        var lastError: ZMQError?
+        // The port is free again once libzmq's I/O thread has processed the close.
+        for _ in 0..<50 {
+            do {
+                return try openXPUB(context: context, config: config)
+            } catch {
+                lastError = error
+                usleep(10_000)
+            }
+        }
+        throw lastError!
     }
 
     /// Publishes an event the kernel itself produces (source `kernel`).

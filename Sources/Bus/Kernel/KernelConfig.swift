@@ -8,6 +8,8 @@ public struct KernelConfig: Sendable {
     public var subscriberHighWater: Int32 = 100_000
     /// Most topics with a retained value.
     public var maxRetainedTopics = 100_000
+    /// CURVE + ZAP + permissions; nil runs without security (loopback development).
+    public var security: KernelSecurity?
 
     public init(endpoints: Endpoints) {
         self.endpoints = endpoints

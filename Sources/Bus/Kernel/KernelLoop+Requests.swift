@@ -29,8 +29,19 @@ extension KernelLoop {
             result = retained(params)
         case "stats":
             result = .success(stats())
+        case "reload":
+            if let guardian {
+                let change = guardian.reloadIfChanged(now: .now, force: true)
+                revoke(change?.removed ?? [])
+                result = .success([
+                    "added": change?.added ?? [], "removed": change?.removed ?? [],
+                    "identities": Set(guardian.authorized.values).sorted(),
+                ])
+            } else {
+                result = .failure(ErrorBody(code: "security_off", message: "the kernel runs without --keys: there are no keys to reload"))
+            }
         default:
-            result = .failure(ErrorBody(code: "no_such_method", message: "the kernel service 'bus' has no method '\(body.method)' (try ping, services, retained, stats)"))
+            result = .failure(ErrorBody(code: "no_such_method", message: "the kernel service 'bus' has no method '\(body.method)' (try ping, services, retained, stats, reload)"))
         }
         switch result {
         case .success(let value):
@@ -93,6 +104,7 @@ extension KernelLoop {
             "topics": topics,
             "subscriptions": subscriptions,
             "services": jsonArray(broker.snapshot(now: now)),
+            "security": guardian?.statsObject ?? ["enabled": false],
             "calls": broker.calls.map { ["caller": $0.key.caller, "service": $0.key.service, "count": $0.value] }
                 .sorted { "\($0["caller"]!)\($0["service"]!)" < "\($1["caller"]!)\($1["service"]!)" },
         ]

@@ -71,8 +71,12 @@ public struct CurveKeyPair: Equatable, Sendable {
         guard FileManager.default.createFile(atPath: temp.path, contents: Data(text.utf8), attributes: [.posixPermissions: mode]) else {
             throw SecurityError.unreadable(url.path, reason: "cannot write")
         }
-        _ = try FileManager.default.replaceItemAt(url, withItemAt: temp)
-        chmod(url.path, mode_t(mode))
+        chmod(temp.path, mode_t(mode))
+        guard rename(temp.path, url.path) == 0 else {
+            let code = errno
+            unlink(temp.path)
+            throw SecurityError.unreadable(url.path, reason: "cannot write: \(String(cString: strerror(code)))")
+        }
     }
 
     /// Reads a certificate file (public or secret). A secret file must not be readable by group

@@ -53,22 +53,23 @@ public enum ServiceMain {
             OptionSpec("state-dir", value: "DIR", help: "Where the service keeps its data.", environment: "BUS_STATE_DIR"),
         ] + options
         let parsed: ParsedArguments
-        let endpoints: Endpoints
-        let level: Logger.Level
-        do throws(UsageError) {
+        let busOptions: BusOptions
+        do {
             parsed = try parseArguments(arguments, options: specs, maxPositionals: 0)
             if parsed.flag("help") {
                 print(helpText(command: name, overview: overview, usage: "[options]", options: specs), terminator: "")
                 exit(0)
             }
-            endpoints = try parsed.endpoints()
-            level = try parsed.logLevel()
-        } catch {
+            busOptions = try parsed.busOptions(name: name)
+        } catch let error as UsageError {
             FileHandle.standardError.write(Data("error: \(error.message)\nusage: \(name) [options] (see --help)\n".utf8))
             exit(64)
+        } catch {
+            // Security set-up problems (missing or world-readable keys): EX_CONFIG.
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            exit(78)
         }
-        var busOptions = BusOptions(endpoints: endpoints, name: name, instance: parsed.value("instance"))
-        busOptions.logger = Logger(label: name, level: level)
+        let endpoints = busOptions.endpoints
         let logger = busOptions.logger
         let bus = BusClient(options: busOptions)
         let signals = SignalWatcher([SIGTERM, SIGINT])

@@ -33,6 +33,8 @@ public struct OptionSpec: Sendable {
         OptionSpec("events-out", value: "URL", help: "The kernel's events-out (XPUB) endpoint.", environment: "BUS_EVENTS_OUT"),
         OptionSpec("log-level", value: "LEVEL", help: "trace, debug, info, notice, warning, error or critical.",
                    environment: "BUS_LOG_LEVEL", default: "info"),
+        OptionSpec("keys", value: "DIR", help: "Turn on CURVE security with the key files in DIR (see busctl keygen).",
+                   environment: "BUS_KEYS"),
     ]
 }
 
@@ -84,6 +86,18 @@ public struct ParsedArguments: Sendable {
         } catch {
             throw UsageError(error.description)
         }
+    }
+
+    /// Client options from the common options: endpoints, log level, and with `--keys` the
+    /// CURVE credentials of `identity` (`KEYS/<identity>.key_secret` and `KEYS/kernel.key`).
+    /// - Throws: ``UsageError`` for bad options, ``SecurityError`` for unusable keys.
+    public func busOptions(name: String, identity: String? = nil) throws -> BusOptions {
+        var options = BusOptions(endpoints: try endpoints(), name: name, instance: value("instance"))
+        options.logger = Logger(label: name, level: try logLevel())
+        if let keys = value("keys") {
+            options.security = try ClientSecurity.load(keys: URL(fileURLWithPath: keys), identity: identity ?? name)
+        }
+        return options
     }
 
     /// The logger level from `--log-level`.

@@ -45,6 +45,7 @@ public struct Logger: Sendable {
     public func notice(_ m: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) { log(.notice, m(), metadata: metadata()) }
     public func warning(_ m: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) { log(.warning, m(), metadata: metadata()) }
     public func error(_ m: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) { log(.error, m(), metadata: metadata()) }
+    public func critical(_ m: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) { log(.critical, m(), metadata: metadata()) }
 
     // Counts lines written; the lock keeps concurrent lines whole.
     private static let output = Locked<Int>(0)

@@ -161,7 +161,7 @@ public final class ZMQSocket {
         try receive(dontWait: dontWait, property: nil)?.frames
     }
 
-    /// Receives one multipart message and a connection property of its first frame (such as
+    /// Receives one multipart message and a connection property of its frames (such as
     /// `"User-Id"` set by ZAP, or `"Peer-Address"`).
     public func receive(dontWait: Bool = true, property: String?) throws(ZMQError)
         -> (frames: Frames, property: String?)?
@@ -184,7 +184,9 @@ public final class ZMQSocket {
                 let data = zmq_msg_data(&msg)!
                 frames.append(Array(UnsafeRawBufferPointer(start: data, count: size)))
             }
-            if frames.count == 1, let property, let cString = zmq_msg_gets(&msg, property) {
+            // A ROUTER's routing-id frame is made locally and has no connection metadata: take
+            // the property from the first frame that has it.
+            if value == nil, let property, let cString = zmq_msg_gets(&msg, property) {
                 value = String(cString: cString)
             }
         } while zmq_msg_more(&msg) == 1

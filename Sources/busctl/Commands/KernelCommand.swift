@@ -12,14 +12,21 @@ struct KernelCommand: BusctlCommand {
         OptionSpec("max-message-bytes", value: "BYTES", help: "Largest accepted message; bigger ones disconnect the sender.", default: "1048576"),
         OptionSpec("max-retained", value: "N", help: "Most topics with a retained value.", default: "100000"),
         OptionSpec("subscriber-hwm", value: "N", help: "Messages queued per subscriber before the kernel drops and counts.", default: "100000"),
+        OptionSpec("policy", value: "FILE", help: "Permission policy (JSON); default KEYS/policy.json or the built-in one."),
     ]
     static let discussion: String? = """
         The kernel binds the request plane (ROUTER, 7/MDP) at --kernel and the event plane at
         PORT+1 (XSUB, publishers connect) and PORT+2 (XPUB, subscribers connect).
+        With --keys DIR every endpoint requires CURVE: DIR holds kernel.key_secret and
+        authorized/<identity>.key for every identity admitted. The kernel refuses to start when
+        its ZAP handler fails its self-test, a secret file is readable by group or others, or
+        libzmq lacks CURVE (exit 78).
         """
 
     var config: KernelConfig
     var level: Logger.Level
+    var keys: String?
+    var policy: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         config = KernelConfig(endpoints: try arguments.endpoints())
@@ -38,14 +45,27 @@ struct KernelCommand: BusctlCommand {
         }
         if let n = try arguments.int("max-retained") { config.maxRetainedTopics = n }
         if let n = try arguments.int("subscriber-hwm") { config.subscriberHighWater = Int32(clamping: max(1, n)) }
+        keys = arguments.value("keys")
+        policy = arguments.value("policy")
+        if policy != nil && keys == nil { throw UsageError("--policy needs --keys (permissions come from CURVE identities)") }
     }
 
     func run() async throws -> Int32 {
+        var config = self.config
+        if let keys {
+            do {
+                config.security = try KernelSecurity.load(keys: URL(fileURLWithPath: keys), policyFile: policy.map { URL(fileURLWithPath: $0) })
+            } catch {
+                throw CommandFailure("security: \(error)", code: ExitCode.configError)
+            }
+        }
         let kernel = Kernel(config: config, logger: Logger(label: "kernel", level: level))
         let signals = SignalWatcher([SIGTERM, SIGINT])
         let (stopped, stoppedContinuation) = AsyncStream<Void>.makeStream()
         do {
             try await kernel.start(onExit: { stoppedContinuation.finish() })
+        } catch let error as SecurityError {
+            throw CommandFailure("cannot start the kernel: \(error)", code: ExitCode.configError)
         } catch {
             throw CommandFailure("cannot start the kernel: \(error)")
         }

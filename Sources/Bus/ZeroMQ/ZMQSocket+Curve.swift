@@ -1,0 +1,85 @@
+import CZeroMQ
+
+extension ZMQSocket {
+    /// Makes this a CURVE server (before bind): clients must know `keyPair`'s public key, and
+    /// the ZAP handler of the context decides who is admitted (`domain`).
+    public func makeCurveServer(_ keyPair: CurveKeyPair, domain: String) throws(ZMQError) {
+        guard let secret = keyPair.secretKey else { throw ZMQError(code: EINVAL, call: "curve server without a secret key") }
+        try set(ZMQ_CURVE_SERVER, 1)
+        try set(ZMQ_CURVE_SECRETKEY, bytes: secret)
+        try set(ZMQ_ZAP_DOMAIN, string: domain)
+    }
+
+    /// Makes this a CURVE client of a server with public key `serverKey` (before connect).
+    public func makeCurveClient(_ keyPair: CurveKeyPair, serverKey: [UInt8]) throws(ZMQError) {
+        guard let secret = keyPair.secretKey else { throw ZMQError(code: EINVAL, call: "curve client without a secret key") }
+        try set(ZMQ_CURVE_SERVERKEY, bytes: serverKey)
+        try set(ZMQ_CURVE_PUBLICKEY, bytes: keyPair.publicKey)
+        try set(ZMQ_CURVE_SECRETKEY, bytes: secret)
+    }
+}
+
+/// A socket's event monitor (`zmq_socket_monitor`): a PAIR connected to the monitored socket's
+/// inproc event endpoint, read on the owner's thread.
+public final class ZMQMonitor {
+    public struct Event: Sendable, Equatable {
+        public let event: Int32
+        public let value: Int32
+        public let endpoint: String
+
+        public var isHandshakeFailure: Bool {
+            event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH || event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
+                || event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL
+        }
+
+        public var name: String {
+            switch event {
+            case ZMQ_EVENT_CONNECTED: return "connected"
+            case ZMQ_EVENT_ACCEPTED: return "accepted"
+            case ZMQ_EVENT_DISCONNECTED: return "disconnected"
+            case ZMQ_EVENT_HANDSHAKE_SUCCEEDED: return "handshake succeeded"
+            case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH: return "handshake failed: authentication rejected (ZAP status \(value))"
+            case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL: return "handshake failed: protocol error (mechanism mismatch or bad CURVE message)"
+            case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL: return "handshake failed (no detail)"
+            default: return "event \(event)"
+            }
+        }
+    }
+
+    public let socket: ZMQSocket
+
+    /// Starts monitoring `target` for `events` (a ZMQ_EVENT_* mask).
+    public init(_ context: ZMQContext, target: ZMQSocket, events: Int32, name: String) throws(ZMQError) {
+        let endpoint = "inproc://bus.monitor.\(name).\(UInt32.random(in: 0...UInt32.max))"
+        let raw = target.raw
+        try zmqCheck("zmq_socket_monitor(\(endpoint))") { zmq_socket_monitor(raw, endpoint, events) }
+        var tuning = SocketTuning.default
+        tuning.lingerMs = 0
+        socket = try ZMQSocket(context, .pair, tuning: tuning)
+        do {
+            try socket.connect(endpoint)
+        } catch {
+            socket.close()
+            throw error
+        }
+    }
+
+    /// The next event, or nil when none is waiting.
+    public func next() -> Event? {
+        guard let frames = try? socket.receive(), frames.count >= 2, frames[0].count >= 6 else { return nil }
+        let head = frames[0]
+        let event = Int32(head[0]) | Int32(head[1]) << 8
+        let value = Int32(head[2]) | Int32(head[3]) << 8 | Int32(head[4]) << 16 | Int32(head[5]) << 24
+        return Event(event: event, value: value, endpoint: String(decoding: frames[1], as: UTF8.self))
+    }
+
+    public func close() {
+        socket.close()
+    }
+}
+
+extension ZMQMonitor.Event {
+    public static let handshakeEvents: Int32 =
+        ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL
+        | ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_ACCEPTED
+}
