@@ -8,10 +8,14 @@ final class RawSocket: @unchecked Sendable {
     let context = ZMQContext()
     let socket: ZMQSocket
 
-    init(_ type: ZMQSocketType, connect endpoint: String, maxMessageSize: Int64 = -1) throws {
+    init(_ type: ZMQSocketType, connect endpoint: String, maxMessageSize: Int64 = -1, harness: Harness? = nil) throws {
         var tuning = SocketTuning.default
         tuning.maxMessageSize = maxMessageSize
         socket = try ZMQSocket(context, type, tuning: tuning)
+        if let keys = harness?.keys {
+            let security = try ClientSecurity.load(keys: keys, identity: "test")
+            try socket.makeCurveClient(security.keyPair, serverKey: security.serverKey)
+        }
         try socket.connect(endpoint)
     }
 
@@ -69,7 +73,7 @@ struct BadInputTests {
 
     @Test func truncatedAndWrongHeaderRequests_getAnErrorOrAreCounted() async throws {
         try await Harness.with { h in
-            let raw = try RawSocket(.dealer, connect: h.endpoints.requests)
+            let raw = try RawSocket(.dealer, connect: h.endpoints.requests, harness: h)
             defer { raw.close() }
             // MDPC01 without a service frame: a 400 reply, not silence.
             try raw.send([[], MDP.client])
@@ -106,11 +110,11 @@ struct BadInputTests {
     @Test func oversizedMessages_disconnectTheSender_andOthersAreServed() async throws {
         try await Harness.with { h in
             let big = [UInt8](repeating: 0x41, count: 2 << 20)
-            let request = try RawSocket(.dealer, connect: h.endpoints.requests)
+            let request = try RawSocket(.dealer, connect: h.endpoints.requests, harness: h)
             defer { request.close() }
             try request.send([[], MDP.client, Array("bus".utf8), Array("ping".utf8), [], big])
             #expect(try await request.receive(timeout: .milliseconds(500)) == nil)
-            let publisher = try RawSocket(.pub, connect: h.endpoints.eventsIn)
+            let publisher = try RawSocket(.pub, connect: h.endpoints.eventsIn, harness: h)
             defer { publisher.close() }
             let meta = EventMeta(seq: 1, timestampMicros: 1, source: "big", instance: "b").encode()
             try publisher.send([Array("big.t".utf8), meta, big])
@@ -127,7 +131,7 @@ struct BadInputTests {
             let collector = Collector(sub)
             try await sub.confirm()
             // A plain publisher: wait until the kernel's subscription reaches it.
-            let raw = try RawSocket(.xpub, connect: h.endpoints.eventsIn)
+            let raw = try RawSocket(.xpub, connect: h.endpoints.eventsIn, harness: h)
             defer { raw.close() }
             _ = try await raw.receive()
             let good = EventMeta(seq: 1, timestampMicros: 1, source: "raw", instance: "r").encode()

@@ -55,10 +55,10 @@ struct EventPlaneTests {
     @Test func events_fromAnotherProcess_arriveInOrderWithoutGaps() async throws {
         try await Harness.with { h in
             try await h.startTestService(name: "pubsvc")
-            let sub = try h.client().subscribe("burst.>")
+            let sub = try h.client().subscribe("pubsvc.burst.>")
             let collector = Collector(sub)
             try await sub.confirm()
-            let _: Counter = try await h.client().request("pubsvc", "publish", ["topic": AnyCodable("burst.tick"), "count": AnyCodable(500)], timeout: .seconds(10))
+            let _: Counter = try await h.client().request("pubsvc", "publish", ["topic": AnyCodable("pubsvc.burst.tick"), "count": AnyCodable(500)], timeout: .seconds(10))
             #expect(await collector.waitFor(count: 500))
             #expect(collector.live.map(\.meta.seq) == Array(1...500))
             #expect(collector.live.allSatisfy { $0.missed == 0 })
@@ -116,7 +116,7 @@ struct EventPlaneTests {
             try await first.publish("cfg.state", Counter(value: 1), retain: true)
             try await first.publish("cfg.state", Counter(value: 2), retain: true)
             #expect(await eventually { (try? await first.retained("cfg.state"))?.meta.seq == 2 })
-            let second = BusClient(options: BusOptions(endpoints: h.endpoints, name: "cfg"))
+            let second = BusClient(options: h.options(name: "cfg"))
             try await second.publish("cfg.state", Counter(value: 3), retain: true)
             #expect(await eventually { (try? await first.retained("cfg.state"))?.meta.seq == 3 })
             let value = try #require(try await first.retained("cfg.state"))
@@ -163,7 +163,7 @@ struct GapTests {
 
     @Test func observe_slowConsumer_neverGoesBackwards_andEndsOnTheLatestValue() async throws {
         try await Harness.with { h in
-            var options = BusOptions(endpoints: h.endpoints, name: "slow")
+            var options = h.options(name: "slow")
             options.subscriptionBuffer = 4
             let observer = BusClient(options: options)
             let seen = Locked<[Observed<Counter>]>([])

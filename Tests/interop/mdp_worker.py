@@ -275,7 +275,8 @@ class Worker:
                     if not self.draining and now - self.last_heard > self.interval * args.liveness:
                         self.reconnect("broker silent for %d heartbeat intervals" % args.liveness)
                         continue
-                    if now >= self.next_heartbeat and not self.draining:
+                    if now >= self.next_heartbeat and not self.acknowledged:
+                        # also while draining: the broker expires a silent worker, in-flight or not
                         self.send([b"", MDPW01, HEARTBEAT])
                         self.next_heartbeat = now + self.interval
                 self.flush_replies(now)

@@ -12,20 +12,62 @@ final class Harness: @unchecked Sendable {
     private let processes = Locked<[TestProcess]>([])
     private let clients = Locked<[BusClient]>([])
     let kernelArguments: [String]
+    /// With security: the keys folder (kernel, `test` and `busctl` identities, and one per
+    /// service started), removed by ``shutdown()``.
+    let keys: URL?
 
-    init(kernelArguments: [String] = []) throws {
+    /// Security is on when `secure` is true or `BUS_TEST_SECURITY=1` (the second pass of the
+    /// integration suite).
+    init(kernelArguments: [String] = [], secure: Bool = Harness.securityByDefault) throws {
         let port = FreePorts.kernelBase()
         kernelURL = "tcp://127.0.0.1:\(port)"
         endpoints = try Endpoints(kernel: kernelURL)
         self.kernelArguments = kernelArguments
+        if secure {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bus-keys-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try CurveKeyPair.generate().write(name: "kernel", to: dir)
+            keys = dir
+            for identity in ["test", "busctl"] { try authorize(identity) }
+            // The test identity stands for every in-process client: it may do anything.
+            let policy = #"{"defaults": {"publish": {"allow": ["{name}.>"]}, "subscribe": {"allow": [">"]}, "call": {"allow": [">"], "deny": ["auth.token", "bus.reload"]}, "serve": {"allow": ["{name}"]}}, "identities": {"test": {"publish": {"allow": [">"]}, "call": {"allow": [">"]}, "serve": {"allow": [">"]}}, "busctl": {"publish": {"allow": [">"]}, "call": {"allow": [">"], "deny": ["auth.token"]}, "serve": {"allow": []}}}}"#
+            try Data(policy.utf8).write(to: dir.appendingPathComponent("policy.json"))
+        } else {
+            keys = nil
+        }
     }
 
-    /// Environment that points a child process at this kernel.
-    var environment: [String: String] { ["BUS_KERNEL": kernelURL] }
+    static var securityByDefault: Bool { ProcessInfo.processInfo.environment["BUS_TEST_SECURITY"] == "1" }
+
+    /// Creates `identity`'s key pair (once) and admits it (`authorized/<identity>.key`).
+    func authorize(_ identity: String) throws {
+        guard let keys else { return }
+        guard !FileManager.default.fileExists(atPath: keys.appendingPathComponent("\(identity).key_secret").path) else { return }
+        let pair = try CurveKeyPair.generate()
+        try pair.write(name: identity, to: keys)
+        try CurveKeyPair(publicKey: pair.publicKey, secretKey: nil).write(name: identity, to: keys.appendingPathComponent("authorized"))
+    }
+
+    /// Admits a new identity on the running kernel (writes its keys, then `bus.reload`).
+    func admit(_ identity: String) async throws {
+        guard keys != nil else { return }
+        try authorize(identity)
+        let reply = try await client(name: "probe").call("bus", "reload")
+        guard reply.status == 200 else { throw HarnessError("bus.reload failed: \(reply.status)") }
+    }
+
+    /// Environment that points a child process at this kernel (and its keys).
+    var environment: [String: String] {
+        var env = ["BUS_KERNEL": kernelURL]
+        if let keys { env["BUS_KEYS"] = keys.path }
+        return env
+    }
 
     /// Starts the kernel and waits until it answers `bus.ping`.
     func startKernel() async throws {
-        kernel = try TestProcess(Binaries.busctl, ["kernel", "--kernel", kernelURL] + kernelArguments, name: "kernel")
+        var arguments = ["kernel", "--kernel", kernelURL] + kernelArguments
+        if let keys { arguments += ["--keys", keys.path] }
+        kernel = try TestProcess(Binaries.busctl, arguments, name: "kernel")
         track(kernel)
         let probe = client(name: "probe")
         let up = await eventually(timeout: .seconds(10)) {
@@ -61,6 +103,7 @@ final class Harness: @unchecked Sendable {
     @discardableResult
     func startTestService(name: String = "testsvc", arguments: [String] = []) async throws -> TestProcess {
         let before = try await instances(of: name)
+        try await admit(name)
         let process = try spawn(Binaries.testService, ["--name", name] + arguments, name: name)
         let registered = await eventually {
             ((try? await self.instances(of: name)) ?? []).count > before.count || !process.isRunning
@@ -82,6 +125,7 @@ final class Harness: @unchecked Sendable {
         if let existing = clients.withLock({ $0.first { $0.name == name } }) { return existing }
         var options = BusOptions(endpoints: endpoints, name: name)
         options.logger = Logger(label: "test.\(name)", level: .warning)
+        if let keys { options.security = try? ClientSecurity.load(keys: keys, identity: "test") }
         let client = BusClient(options: options)
         clients.withLock { $0.append(client) }
         return client
@@ -97,11 +141,21 @@ final class Harness: @unchecked Sendable {
         let all = processes.withLock { $0 }
         for process in all.reversed() where process !== kernel { await process.stop() }
         await kernel?.stop()
+        if let keys { try? FileManager.default.removeItem(at: keys) }
+    }
+
+    /// BusOptions for a client of this kernel (with the `test` identity under security).
+    func options(name: String) -> BusOptions {
+        var options = BusOptions(endpoints: endpoints, name: name)
+        options.logger = Logger(label: "test.\(name)", level: .warning)
+        if let keys { options.security = try? ClientSecurity.load(keys: keys, identity: "test") }
+        return options
     }
 
     /// Runs `body` with a started harness and always shuts it down.
-    static func with(kernelArguments: [String] = [], _ body: (Harness) async throws -> Void) async throws {
-        let harness = try Harness(kernelArguments: kernelArguments)
+    static func with(kernelArguments: [String] = [], secure: Bool = Harness.securityByDefault,
+                     _ body: (Harness) async throws -> Void) async throws {
+        let harness = try Harness(kernelArguments: kernelArguments, secure: secure)
         do {
             try await harness.startKernel()
             try await body(harness)
