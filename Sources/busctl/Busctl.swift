@@ -59,6 +59,7 @@ struct Busctl {
     static let commands: [any BusctlCommand.Type] = [
         KernelCommand.self,
         KeygenCommand.self,
+        BenchCommand.self,
     ]
 
     static var overview: String {

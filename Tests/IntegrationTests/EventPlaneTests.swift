@@ -66,6 +66,37 @@ struct EventPlaneTests {
         }
     }
 
+    @Test func burstOf50000Events_isDeliveredCompletely_inOrder() async throws {
+        try await Harness.with { h in
+            var options = h.options(name: "sub")
+            options.subscriptionBuffer = 100_000
+            let client = BusClient(options: options)
+            let sub = try client.subscribe("flood.>")
+            try await sub.confirm()
+            let counter = Task {
+                var n = 0
+                var inOrder = true
+                for await event in sub {
+                    n += 1
+                    if event.meta.seq != UInt64(n) || event.missed > 0 { inOrder = false }
+                    if n == 50_000 { break }
+                }
+                return (n, inOrder)
+            }
+            let publisher = h.client(name: "flood")
+            for i in 0..<50_000 { try await publisher.publish("flood.t", payload: Array("{\"i\":\(i)}".utf8)) }
+            let timeout = Task {
+                try? await Task.sleep(for: .seconds(20))
+                counter.cancel()
+            }
+            let (received, inOrder) = await counter.value
+            timeout.cancel()
+            #expect(received == 50_000)
+            #expect(inOrder)
+            await client.close()
+        }
+    }
+
     @Test func observe_lateJoiner_getsCurrentValueThenEveryChange_noneTwice() async throws {
         try await Harness.with { h in
             try await h.startTestService(name: "ctr")

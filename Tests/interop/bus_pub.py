@@ -3,7 +3,7 @@
 
     bus_pub.py --kernel tcp://127.0.0.1:PORT --topic T --count N --payload JSON
                [--retain] [--reset] [--source NAME] [--instance ID] [--seq-start S]
-               [--index-field NAME] [--interval-ms MS] [--wait-subscriber] [--no-probe]
+               [--index-field NAME] [--interval-ms MS] [--wait-subscriber] [--no-wait]
                [--timeout S]
 
 Each event is [topic][meta][payload]: meta version 1, flags (retained with --retain, reset with
@@ -12,17 +12,21 @@ bus.retained, so a state topic's sequence continues; --seq-start overrides), tim
 microseconds, source (default "interop"), instance, content type application/json.
 
 The PUB slow-joiner problem: a PUB drops everything until the kernel's XSUB subscription has
-reached it over the new connection. So before publishing, bus_pub proves the path is live: a SUB
-on the kernel's XPUB (PORT+2) subscribes to `interop.probe.<random>`, and the PUB publishes
-probe events on that topic every 50 ms until one comes back through the kernel. Only then are
-the N events published, on the same PUB connection (--no-probe skips this, for loss tests).
---wait-subscriber additionally waits until the kernel reports (bus.stats "subscriptions") a
-subscription whose prefix covers the topic, i.e. until some subscriber will receive it.
+reached it over the new connection. So bus_pub publishes through an XPUB socket instead (same
+wire behaviour towards the kernel's XSUB) and waits until the kernel's subscribe-all message
+([0x01], empty prefix) arrives on it: from then on nothing it sends is dropped (XPUB_NODROP:
+a full queue blocks, bounded by --timeout, instead of dropping). --no-wait uses a plain PUB and
+publishes at once (for loss tests).
+--wait-subscriber also proves the path end to end and waits for a reader: a SUB on the
+kernel's XPUB (PORT+2) subscribes to `interop.probe.<random>` and probe events are published on
+that topic every 50 ms until one comes back through the kernel; then bus_pub polls bus.stats
+until a subscription whose prefix covers the topic is listed (some subscriber will receive it).
 Start subscribers first and wait for their own confirmation (bus_sub.py prints
 {"subscribed": true}) when every event must arrive.
 
 stdout: {"published": N, "topic": T, "first_seq": a, "last_seq": b, "probes": k, "instance": I}
-Exit status: 0 ok, 1 failure, 2 bad arguments, 3 timeout (the kernel never echoed a probe).
+Exit status: 0 ok, 1 failure, 2 bad arguments, 3 timeout (no kernel subscription, probe or
+subscriber within --timeout).
 """
 import json
 import os
@@ -36,7 +40,7 @@ import buswire as bw  # noqa: E402
 
 
 def main():
-    parser = bw.ArgumentParser(description="Publish bus events.")
+    parser = bw.ArgumentParser(description=__doc__, formatter_class=bw.argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kernel", default=os.environ.get("BUS_KERNEL", "tcp://127.0.0.1:5555"))
     parser.add_argument("--topic", required=True)
     parser.add_argument("--count", type=int, default=1)
@@ -52,8 +56,9 @@ def main():
     parser.add_argument("--causation-id", default="")
     parser.add_argument("--interval-ms", type=float, default=0.0, help="pause between events")
     parser.add_argument("--wait-subscriber", action="store_true",
-                        help="also wait until the kernel reports a subscription covering the topic")
-    parser.add_argument("--no-probe", action="store_true", help="publish without proving the path first")
+                        help="probe the path through the kernel, then wait until a subscription covers the topic")
+    parser.add_argument("--no-wait", action="store_true",
+                        help="plain PUB, publish at once without waiting for the kernel's subscription")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds for every wait (default 10)")
     args = parser.parse_args()
 
@@ -73,19 +78,25 @@ def main():
     deadline = bw.Deadline(args.timeout)
 
     ctx = zmq.Context()
-    pub = bw.tune(ctx.socket(zmq.PUB), hwm=max(10000, args.count + 1000), linger_ms=2000)
+    if args.no_wait:
+        pub = bw.tune(ctx.socket(zmq.PUB), hwm=max(10000, args.count + 1000), linger_ms=2000)
+    else:
+        pub = bw.tune(ctx.socket(zmq.XPUB), hwm=max(10000, args.count + 1000), linger_ms=2000)
+        pub.setsockopt(zmq.XPUB_NODROP, 1)
+        pub.setsockopt(zmq.SNDTIMEO, max(1, int(args.timeout * 1000)))
     sub = bw.tune(ctx.socket(zmq.SUB), linger_ms=0)
     try:
         pub.connect(events_in)
+        if not args.no_wait:
+            bw.wait_kernel_subscription(pub, deadline)
         probes = 0
-        if not args.no_probe:
+        if args.wait_subscriber:
             probe = bw.probe_topic()
             sub.connect(events_out)
             sub.setsockopt(zmq.SUBSCRIBE, probe.encode())
             probes = bw.probe(pub, sub, probe, args.source, instance, deadline)
-        sub.close(0)
-        if args.wait_subscriber:
             wait_for_subscriber(ctx, requests, args.topic, deadline)
+        sub.close(0)
 
         first = args.seq_start
         if first is None:
@@ -104,7 +115,10 @@ def main():
             body = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
             meta = bw.encode_meta(flags, first + i, args.source, instance,
                                   correlation_id=args.correlation_id, causation_id=args.causation_id)
-            pub.send_multipart([args.topic.encode(), meta, body])
+            try:
+                pub.send_multipart([args.topic.encode(), meta, body])
+            except zmq.Again:
+                raise bw.Failure("the kernel took no event for %.1f s (queue full)" % args.timeout, bw.EXIT_TIMEOUT)
             if args.interval_ms > 0 and i + 1 < args.count:
                 time.sleep(args.interval_ms / 1000)
         pub.close()  # linger 2 s: queued events are flushed before the context ends

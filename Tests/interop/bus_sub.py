@@ -13,17 +13,20 @@ subscriptions were made in order on one connection, so by then the kernel's XPUB
 stdout (one JSON object per line, flushed):
     {"subscribed": true, "patterns": [...], "probes": n}      first, once the path is live
     {"topic","seq","source","instance","flags","snapshot","retained","time_us","payload",
-     "content_type","correlation_id","causation_id","gap"}    one per matching event
+     "content_type","correlation_id","causation_id","gap","duplicate"}  one per matching event
     {"malformed": "reason"}                                   an event that breaks the format
 Events received before the probe came back (e.g. retained snapshots) are printed right after
-the "subscribed" line. Probe topics (`interop.probe.*`) are hidden unless --show-probes.
+the "subscribed" line. Probe topics (`interop.probe.*`, and `bus.probe.*` of Swift clients
+confirming their subscriptions) are hidden unless --show-probes.
 `gap` is how many sequence numbers were skipped since the previous event of the same topic
-and publisher instance (0 for the first, for snapshots and for replays).
+and publisher instance (0 for the first, for snapshots and for replays); `duplicate` is true
+when the seq is not higher than one already seen for them (e.g. a snapshot the kernel sent
+because another subscriber subscribed). Every event is printed, duplicates included.
 Payloads that are not JSON are printed as "payload": null, "payload_b64": "...".
 
 Exit status: 0 after --count events (or at --timeout when no --count is given),
 3 at --timeout before --count events or before the subscription was confirmed,
-1 on other failures, 2 on bad arguments.
+1 on other failures (also when the parent process dies), 2 on bad arguments.
 """
 import base64
 import json
@@ -37,13 +40,13 @@ import buswire as bw  # noqa: E402
 
 
 def main():
-    parser = bw.ArgumentParser(description="Subscribe to bus events and print them as JSON lines.")
+    parser = bw.ArgumentParser(description=__doc__, formatter_class=bw.argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kernel", default=os.environ.get("BUS_KERNEL", "tcp://127.0.0.1:5555"))
     parser.add_argument("--pattern", action="append", default=[], help="topic pattern (repeatable; default '>')")
     parser.add_argument("--count", type=int, default=None, help="exit 0 after this many events")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds before giving up (default 10)")
     parser.add_argument("--skip-snapshots", action="store_true", help="drop events with the snapshot flag")
-    parser.add_argument("--show-probes", action="store_true", help="also print interop.probe.* events")
+    parser.add_argument("--show-probes", action="store_true", help="also print interop.probe.* and bus.probe.* events")
     args = parser.parse_args()
     if args.count is not None and args.count < 0:
         parser.error("--count must be >= 0")
@@ -67,7 +70,10 @@ def run(args, patterns, events_in, events_out, deadline, ppid, sub, pub):
     probe = bw.probe_topic()
     instance = bw.default_instance("interop-sub")
     sub.connect(events_out)
-    for prefix in sorted({p.wire_prefix for p in patterns}):
+    prefixes = {p.wire_prefix for p in patterns}
+    # One subscription per prefix, none covered by a shorter one: each SUBSCRIBE makes the kernel
+    # re-send the retained values under it, so overlapping ones would duplicate snapshots.
+    for prefix in sorted(x for x in prefixes if not any(x != y and x.startswith(y) for y in prefixes)):
         sub.setsockopt(zmq.SUBSCRIBE, prefix)
     sub.setsockopt(zmq.SUBSCRIBE, probe.encode())  # last: when it is live, the others are
     pub.connect(events_in)
@@ -109,7 +115,7 @@ def handle(frames, args, patterns, probe, state):
     except UnicodeDecodeError:
         bw.emit({"malformed": "topic is not UTF-8"})
         return
-    if topic == probe or (topic.startswith(bw.PROBE_PREFIX) and not args.show_probes):
+    if topic == probe or (topic.startswith(bw.PROBE_PREFIXES) and not args.show_probes):
         return
     if not any(p.matches(topic) for p in patterns):
         return  # the wire prefix is wider than the pattern
@@ -124,7 +130,8 @@ def handle(frames, args, patterns, probe, state):
     key = (topic, meta["instance"])
     previous = state["last"].get(key)
     gap = 0
-    if previous is None or meta["seq"] > previous:
+    duplicate = previous is not None and meta["seq"] <= previous
+    if not duplicate:
         if previous is not None and not snapshot and not meta["flags"] & bw.FLAG_REPLAYED:
             gap = meta["seq"] - previous - 1
         state["last"][key] = meta["seq"]
@@ -132,7 +139,7 @@ def handle(frames, args, patterns, probe, state):
         "topic": topic, "seq": meta["seq"], "source": meta["source"], "instance": meta["instance"],
         "flags": meta["flags"], "snapshot": snapshot, "retained": bool(meta["flags"] & bw.FLAG_RETAINED),
         "time_us": meta["time_us"], "content_type": meta["content_type"],
-        "correlation_id": meta["correlation_id"], "causation_id": meta["causation_id"], "gap": gap,
+        "correlation_id": meta["correlation_id"], "causation_id": meta["causation_id"], "gap": gap, "duplicate": duplicate,
     }
     try:
         event["payload"] = json.loads(frames[2]) if frames[2] else None

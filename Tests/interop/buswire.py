@@ -26,6 +26,8 @@ FLAG_RESET = 1 << 2
 FLAG_SNAPSHOT = 1 << 3
 META_FIXED = struct.Struct(">BBQQ")  # version, flags, seq, time_us: 18 bytes
 PROBE_PREFIX = "interop.probe."
+# Probe topics of other bus clients (the Swift BusSubscription.confirm() uses bus.probe.*).
+PROBE_PREFIXES = (PROBE_PREFIX, "bus.probe.")
 MAX_TOPIC = 255
 MAX_MESSAGE = 1 << 20
 
@@ -255,6 +257,21 @@ def kernel_call(ctx, requests, method, params, timeout_s):
     status = int(frames[3])
     payload = json.loads(frames[5]) if len(frames) > 5 and frames[5] else None
     return status, payload
+
+
+# -- waiting for the kernel's subscription ------------------------------------------------------
+
+def wait_kernel_subscription(xpub, deadline):
+    """Publishing through an XPUB: returns once the kernel's XSUB subscription (a message starting
+    with 0x01) has arrived, i.e. once events sent on this socket reach the kernel."""
+    while True:
+        if xpub.poll(deadline.remaining_ms(cap_ms=100)):
+            frames = xpub.recv_multipart()
+            if frames and frames[0][:1] == b"\x01":
+                return
+        elif deadline.expired():
+            raise Failure("the kernel's events-in endpoint did not subscribe within the timeout "
+                          "(is the kernel up at PORT+1?)", EXIT_TIMEOUT)
 
 
 # -- the probe: proof that an event path through the kernel is live -------------------------------

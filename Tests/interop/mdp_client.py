@@ -77,7 +77,7 @@ def describe(body):
 
 
 def main():
-    parser = Parser(description="7/MDP client (MDPC01).")
+    parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kernel", default=os.environ.get("BUS_KERNEL", "tcp://127.0.0.1:5555"))
     parser.add_argument("--socket", choices=["req", "dealer"], default="req")
     parser.add_argument("--service", help="service name (not needed with --mmi)")

@@ -293,7 +293,7 @@ class Worker:
 
 
 def main():
-    parser = Parser(description="7/MDP worker (MDPW01).")
+    parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kernel", default=os.environ.get("BUS_KERNEL", "tcp://127.0.0.1:5555"))
     parser.add_argument("--service", required=True)
     parser.add_argument("--mode", choices=["echo", "bus"], default="bus")

@@ -78,15 +78,21 @@ public final class BusClient: Sendable {
         var flags = extra
         if retain { flags.insert(.retained) }
         let meta = EventMeta(
-            flags: flags, seq: seq, timestampMicros: Clock.microsNow(), source: options.name, instance: options.instance,
+            flags: flags, seq: seq, timestampMicros: WallClock.microsNow(), source: options.name, instance: options.instance,
             contentType: contentType, correlationID: correlationID, causationID: causationID)
-        try send(event: [Array(topic.utf8), meta.encode(), payload])
+        try await sendWithFlowControl([Array(topic.utf8), meta.encode(), payload])
     }
 
     /// Sends already-encoded event frames (used by `busctl replay`).
     public func send(event frames: Frames) throws(BusError) {
-        guard !state.withLock({ $0.closed }) else { throw .closed }
-        guard io.publish(frames) else { throw .closed }
+        guard io.publish(frames) != nil else { throw .closed }
+    }
+
+    /// Like ``send(event:)``, then waits while the publish backlog is over its high-water mark
+    /// (flow control instead of silent drops when the kernel cannot keep up).
+    func sendWithFlowControl(_ frames: Frames) async throws(BusError) {
+        guard let backlog = io.publish(frames) else { throw .closed }
+        if backlog > IOThread.highWater { await io.waitForRoom() }
     }
 
     /// Makes the next sequence number of `topic` `seq + 1`, e.g. after restoring state whose
@@ -129,29 +135,22 @@ public final class BusClient: Sendable {
 
     func subscribe(_ patterns: [TopicPattern], bufferSize: Int, onExisting: (@Sendable () -> Void)?) throws(BusError) -> BusSubscription {
         let id = nextID()
-        let (stream, continuation) = AsyncStream<BusEvent>.makeStream(bufferingPolicy: .bufferingOldest(bufferSize))
-        let counter = DropCounter()
-        let sink: SubscriberHandler.Sink = { event in
-            var event = event
-            let lost = counter.take()
-            event.missed += lost
-            if case .dropped = continuation.yield(event) { counter.add(1) }
-        }
         let io = self.io
-        continuation.onTermination = { _ in
+        let unsubscribe: @Sendable () -> Void = {
             io.submit { loop in (try? loop.subscriberHandler())?.remove(id: id) }
         }
+        let channel = EventChannel(capacity: bufferSize, onCancel: unsubscribe)
         let accepted = io.submit { loop in
             do throws(ZMQError) {
-                let existing = try loop.subscriberHandler().add(id: id, patterns: patterns, sink: sink)
+                let existing = try loop.subscriberHandler().add(id: id, patterns: patterns, channel: channel)
                 if existing { onExisting?() }
             } catch {
                 loop.logger.error("cannot subscribe", metadata: ["error": error.description])
-                continuation.finish()
+                channel.finish()
             }
         }
         guard accepted else { throw .closed }
-        return BusSubscription(stream: stream, confirmer: { [weak self] timeout throws(BusError) in
+        return BusSubscription(channel: channel, lifetime: SubscriptionLifetime(unsubscribe), confirmer: { [weak self] timeout throws(BusError) in
             guard let self else { throw BusError.closed }
             try await self.confirmPath(timeout: timeout)
         })
@@ -165,7 +164,7 @@ public final class BusClient: Sendable {
         let probe = try subscribe([try TopicPattern(topic)], bufferSize: 16, onExisting: nil)
         let event: Frames = [
             Array(topic.utf8),
-            EventMeta(seq: 1, timestampMicros: Clock.microsNow(), source: options.name, instance: options.instance).encode(),
+            EventMeta(seq: 1, timestampMicros: WallClock.microsNow(), source: options.name, instance: options.instance).encode(),
             Array("{}".utf8),
         ]
         let listener = Task {
@@ -190,18 +189,42 @@ public final class BusClient: Sendable {
     }
 }
 
-/// Counts events a full subscription buffer dropped, to report them as a gap on the next one.
-final class DropCounter: Sendable {
-    private let count = Atomic<UInt64>(0)
-    func add(_ n: UInt64) { count.add(n, ordering: .relaxed) }
-    func take() -> UInt64 { count.exchange(0, ordering: .relaxed) }
+/// Ends a subscription in the kernel-facing SUB when the last copy of it is gone.
+final class SubscriptionLifetime: Sendable {
+    private let end: @Sendable () -> Void
+    init(_ end: @escaping @Sendable () -> Void) { self.end = end }
+    deinit { end() }
 }
 
-/// The events of a subscription, as an `AsyncSequence`.
+/// The events of a subscription, as an `AsyncSequence`. Iterate it from one task; the
+/// subscription ends when that task is cancelled or the sequence and its iterator are released.
 public struct BusSubscription: AsyncSequence, Sendable {
     public typealias Element = BusEvent
-    let stream: AsyncStream<BusEvent>
+    let channel: EventChannel
+    let lifetime: SubscriptionLifetime
     let confirmer: @Sendable (Duration) async throws(BusError) -> Void
+
+    public struct Iterator: AsyncIteratorProtocol {
+        let channel: EventChannel
+        let lifetime: SubscriptionLifetime
+        var batch: [BusEvent] = []
+        var index = 0
+
+        public mutating func next() async -> BusEvent? {
+            if index < batch.count {
+                defer { index += 1 }
+                return batch[index]
+            }
+            guard let next = await channel.take() else { return nil }
+            batch = next
+            index = 1
+            return batch[0]
+        }
+    }
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(channel: channel, lifetime: lifetime)
+    }
 
     /// Waits until the kernel forwards this subscription's events (subscriptions travel
     /// asynchronously; what is published before they land is not delivered, the slow-joiner
@@ -209,9 +232,5 @@ public struct BusSubscription: AsyncSequence, Sendable {
     /// - Throws: ``BusError/unreachable(endpoint:reason:)`` when not confirmed in time.
     public func confirm(timeout: Duration = .seconds(5)) async throws(BusError) {
         try await confirmer(timeout)
-    }
-
-    public func makeAsyncIterator() -> AsyncStream<BusEvent>.Iterator {
-        stream.makeAsyncIterator()
     }
 }

@@ -42,19 +42,23 @@ public struct BusEvent: Sendable, Equatable {
 
 /// Per-topic, per-publisher-instance sequence tracking: what makes lost events visible.
 struct GapTracker {
-    private var last: [String: UInt64] = [:]
+    private struct Key: Hashable {
+        let topic: String
+        let instance: String
+    }
+
+    private var last: [Key: UInt64] = [:]
 
     /// Records an event and returns how many were missed before it (0 when none, or for the
     /// first event seen from a publisher instance, or for a replayed/snapshot event).
     mutating func record(_ event: BusEvent) -> UInt64 {
-        let key = event.topic + "\u{0}" + event.meta.instance
         let seq = event.meta.seq
-        guard let previous = last[key] else {
-            last[key] = seq
+        let key = Key(topic: event.topic, instance: event.meta.instance)
+        guard let previous = last.updateValue(seq, forKey: key) else { return 0 }
+        if seq <= previous {
+            last[key] = previous
             return 0
         }
-        if seq <= previous { return 0 }
-        last[key] = seq
         if event.isSnapshot || event.meta.flags.contains(.replayed) { return 0 }
         return seq - previous - 1
     }

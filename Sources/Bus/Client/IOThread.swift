@@ -11,6 +11,10 @@ final class IOThread: Sendable {
     struct Queue {
         var operations: [Operation] = []
         var publishes: [Frames] = []
+        /// Events published and not yet handed to libzmq (queued here or held by the
+        /// publisher socket): what flow control bounds.
+        var backlog = 0
+        var roomWaiters: [CheckedContinuation<Void, Never>] = []
         var stopping = false
         var stopped = false
         var onStopped: [@Sendable () -> Void] = []
@@ -48,16 +52,47 @@ final class IOThread: Sendable {
         return accepted
     }
 
-    /// Queues an event for the PUB socket. Wakes the thread only when the queue was empty, so
-    /// a burst of publishes costs one wake-up.
-    func publish(_ frames: Frames) -> Bool {
-        let (accepted, wasEmpty) = queue.withLock { q -> (Bool, Bool) in
-            guard !q.stopping else { return (false, false) }
+    /// Flow control: publishers wait while more than `highWater` events are in the backlog,
+    /// until it is down to `lowWater`.
+    static let highWater = 50_000
+    static let lowWater = 25_000
+
+    /// Queues an event for the publisher socket. Wakes the thread only when the queue was
+    /// empty, so a burst of publishes costs one wake-up. Returns nil when stopped, else the
+    /// backlog (see ``waitForRoom()``).
+    func publish(_ frames: Frames) -> Int? {
+        let (backlog, wasEmpty) = queue.withLock { q -> (Int?, Bool) in
+            guard !q.stopping else { return (nil, false) }
             q.publishes.append(frames)
-            return (true, q.publishes.count == 1)
+            q.backlog += 1
+            return (q.backlog, q.publishes.count == 1)
         }
         if wasEmpty { wake.signal() }
-        return accepted
+        return backlog
+    }
+
+    /// Suspends until the backlog is down to ``lowWater`` (or the thread stops).
+    func waitForRoom() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = queue.withLock { q -> Bool in
+                if q.backlog <= Self.lowWater || q.stopped { return true }
+                q.roomWaiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// The I/O thread handed `count` events to libzmq (or dropped them).
+    func published(_ count: Int) {
+        guard count > 0 else { return }
+        let waiters = queue.withLock { q -> [CheckedContinuation<Void, Never>] in
+            q.backlog -= count
+            guard q.backlog <= Self.lowWater, !q.roomWaiters.isEmpty else { return [] }
+            defer { q.roomWaiters.removeAll() }
+            return q.roomWaiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Stops the thread after the queued work; `completion` runs once every socket is closed
@@ -97,11 +132,15 @@ final class IOThread: Sendable {
     func finished() {
         context.terminate()
         wake.close()
-        let callbacks = queue.withLock { q -> [@Sendable () -> Void] in
+        let (callbacks, waiters) = queue.withLock { q -> ([@Sendable () -> Void], [CheckedContinuation<Void, Never>]) in
             q.stopped = true
-            defer { q.onStopped.removeAll() }
-            return q.onStopped
+            defer {
+                q.onStopped.removeAll()
+                q.roomWaiters.removeAll()
+            }
+            return (q.onStopped, q.roomWaiters)
         }
+        for waiter in waiters { waiter.resume() }
         for callback in callbacks { callback() }
     }
 }
@@ -220,6 +259,7 @@ final class IOLoop {
     func run() {
         var poller = ZMQPoller()
         var pollOrder: [ObjectIdentifier] = []
+        var pollingWritable = false
         var stopping = false
         while true {
             let work = thread.takeWork()
@@ -228,12 +268,17 @@ final class IOLoop {
             if work.stopping { stopping = true }
             if stopping { break }
 
-            if pollDirty {
+            let wantWritable = publisher?.isBlocked ?? false
+            if pollDirty || wantWritable != pollingWritable {
                 poller.removeAll()
                 poller.add(fd: thread.wakeFD)
                 pollOrder = order
-                for id in pollOrder { poller.add(handlers[id]!.socket) }
+                for id in pollOrder {
+                    let handler = handlers[id]!
+                    poller.add(handler.socket, writable: wantWritable && handler === publisher)
+                }
                 pollDirty = false
+                pollingWritable = wantWritable
             }
             let now = ContinuousClock.now
             var next = now + .milliseconds(500)
@@ -248,8 +293,9 @@ final class IOLoop {
                 logger.error("poll failed", metadata: ["error": error.description])
                 continue
             }
-            for (index, id) in pollOrder.enumerated() where poller.isReadable(index + 1) {
-                handlers[id]?.readable(self)
+            for (index, id) in pollOrder.enumerated() {
+                if poller.isReadable(index + 1) { handlers[id]?.readable(self) }
+                if pollingWritable, poller.isWritable(index + 1), handlers[id] === publisher { publisher?.writable(self) }
             }
         }
         // Flush what was queued before the stop, then close everything.
@@ -260,9 +306,12 @@ final class IOLoop {
         if let publisher, publisher.isHolding {
             let deadline = ContinuousClock.now + .seconds(2)
             var poller = ZMQPoller()
-            poller.add(publisher.socket)
+            poller.add(publisher.socket, writable: true)
             while publisher.isHolding, ContinuousClock.now < deadline {
-                if (try? poller.poll(timeoutMs: 20)) ?? 0 > 0 { publisher.readable(self) }
+                if (try? poller.poll(timeoutMs: 20)) ?? 0 > 0 {
+                    publisher.readable(self)
+                    if poller.isWritable(0) { publisher.writable(self) }
+                }
             }
         }
         for id in order where !(handlers[id] is MonitorHandler) { handlers[id]?.close(self) }

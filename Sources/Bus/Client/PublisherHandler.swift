@@ -1,41 +1,85 @@
-/// The process's publishing socket towards the kernel's XSUB. It is an XPUB, not a PUB, so that
-/// it sees the kernel's subscribe-all arrive: a PUB silently drops what is published before
-/// its peer's subscription reaches it (the slow-joiner problem), so events are held until the
-/// kernel has subscribed, then sent in order.
+import CZeroMQ
+
+/// The process's publishing socket towards the kernel's XSUB. It is an XPUB, not a PUB:
+/// - it sees the kernel's subscribe-all arrive: a PUB silently drops what is published before
+///   its peer's subscription reaches it (the slow-joiner problem), so events are held until
+///   the kernel has subscribed, then sent in order;
+/// - with `ZMQ_XPUB_NODROP` a full pipe to the kernel is `EAGAIN`, not a silent drop: events
+///   wait here (the loop polls for writability) and publishers wait for room (flow control).
 final class PublisherHandler: IOHandler {
     let socket: ZMQSocket
     private var live = false
     private var held: [Frames] = []
-    private let maxHeld: Int
+    private var heldStart = 0
     private(set) var dropped: UInt64 = 0
-    /// Events waiting for the kernel's subscription.
-    var isHolding: Bool { !held.isEmpty }
 
-    init(loop: IOLoop, maxHeld: Int = 100_000) throws(ZMQError) {
+    init(loop: IOLoop) throws(ZMQError) {
         socket = try loop.connect(.xpub, to: loop.endpoints.eventsIn, tuning: .default)
-        self.maxHeld = maxHeld
+        do {
+            try socket.set(ZMQ_XPUB_NODROP, 1)
+        } catch {
+            loop.release(socket)
+            socket.close()
+            throw error
+        }
     }
+
+    /// Events waiting for the kernel's subscription or for room in the pipe.
+    var isHolding: Bool { heldStart < held.count }
+    /// Waiting for room: the loop should poll for writability.
+    var isBlocked: Bool { live && isHolding }
 
     func publish(_ batch: [Frames], loop: IOLoop) {
-        guard live else {
-            let room = max(0, maxHeld - held.count)
-            held.append(contentsOf: batch.prefix(room))
-            if batch.count > room {
-                dropped += UInt64(batch.count - room)
-                loop.logger.warning("kernel not subscribed yet; dropped \(batch.count - room) event(s) beyond \(maxHeld) held")
-            }
+        if isHolding || !live {
+            held.append(contentsOf: batch)
+            if live { flush(loop) }
             return
         }
-        for frames in batch { send(frames, loop: loop) }
+        var sent = 0
+        for (index, frames) in batch.enumerated() {
+            switch send(frames, loop: loop) {
+            case .sent, .failed:
+                sent += 1
+            case .full:
+                held.append(contentsOf: batch[index...])
+                loop.thread.published(sent)
+                return
+            }
+        }
+        loop.thread.published(sent)
     }
 
-    private func send(_ frames: Frames, loop: IOLoop) {
+    private enum Outcome { case sent, full, failed }
+
+    private func send(_ frames: Frames, loop: IOLoop) -> Outcome {
         do {
-            if try !socket.send(frames) { dropped += 1 }
+            return try socket.send(frames) ? .sent : .full
         } catch {
             dropped += 1
             loop.logger.error("publish failed", metadata: ["error": error.description])
+            return .failed
         }
+    }
+
+    private func flush(_ loop: IOLoop) {
+        var sent = 0
+        while heldStart < held.count {
+            if send(held[heldStart], loop: loop) == .full { break }
+            heldStart += 1
+            sent += 1
+        }
+        if heldStart == held.count {
+            held.removeAll(keepingCapacity: true)
+            heldStart = 0
+        } else if heldStart > 4096 {
+            held.removeFirst(heldStart)
+            heldStart = 0
+        }
+        loop.thread.published(sent)
+    }
+
+    func writable(_ loop: IOLoop) {
+        flush(loop)
     }
 
     func readable(_ loop: IOLoop) {
@@ -44,9 +88,7 @@ final class PublisherHandler: IOHandler {
             guard let first = frames.first?.first else { continue }
             if first == 1 && !live {
                 live = true
-                let pending = held
-                held.removeAll()
-                for frames in pending { send(frames, loop: loop) }
+                flush(loop)
             }
         }
     }
@@ -55,8 +97,9 @@ final class PublisherHandler: IOHandler {
 
     func close(_ loop: IOLoop) {
         loop.release(socket)
-        if !held.isEmpty {
-            loop.logger.warning("closing with \(held.count) event(s) never sent: the kernel never subscribed")
+        if isHolding {
+            loop.logger.warning("closing with \(held.count - heldStart) event(s) never sent: the kernel never subscribed or never took them")
+            loop.thread.published(held.count - heldStart)
         }
         socket.close()
     }

@@ -1,12 +1,18 @@
 /// The process's one SUB socket: local subscriptions by pattern, reference-counted wire
 /// prefixes, fan-out of each event to every matching local subscription.
 final class SubscriberHandler: IOHandler {
-    typealias Sink = @Sendable (BusEvent) -> Void
-
-    struct Local {
-        var patterns: [TopicPattern]
-        var sink: Sink
+    /// A class, so that filling `pending` while iterating the subscriptions mutates in place
+    /// (a struct in a dictionary being iterated is copied on every write).
+    final class Local {
+        let patterns: [TopicPattern]
+        let channel: EventChannel
         var gaps = GapTracker()
+        var pending: [BusEvent] = []
+
+        init(patterns: [TopicPattern], channel: EventChannel) {
+            self.patterns = patterns
+            self.channel = channel
+        }
     }
 
     let socket: ZMQSocket
@@ -20,7 +26,7 @@ final class SubscriberHandler: IOHandler {
 
     /// Adds a local subscription. Returns true when every wire prefix it needs was already
     /// subscribed (so the kernel will not send snapshots for it: fetch retained values instead).
-    func add(id: Int, patterns: [TopicPattern], sink: @escaping Sink) -> Bool {
+    func add(id: Int, patterns: [TopicPattern], channel: EventChannel) -> Bool {
         var allExisting = true
         for prefix in Set(patterns.map(\.wirePrefix)) {
             let count = prefixes[prefix, default: 0]
@@ -30,12 +36,13 @@ final class SubscriberHandler: IOHandler {
             }
             prefixes[prefix] = count + 1
         }
-        locals[id] = Local(patterns: patterns, sink: sink)
+        locals[id] = Local(patterns: patterns, channel: channel)
         return allExisting
     }
 
     func remove(id: Int) {
         guard let local = locals.removeValue(forKey: id) else { return }
+        local.channel.finish()
         for prefix in Set(local.patterns.map(\.wirePrefix)) {
             let count = prefixes[prefix, default: 1] - 1
             if count <= 0 {
@@ -47,30 +54,38 @@ final class SubscriberHandler: IOHandler {
         }
     }
 
+    /// Reads what is waiting (up to a bound), then hands each subscription its batch.
     func readable(_ loop: IOLoop) {
         for _ in 0..<4096 {
             let frames: Frames
             do {
-                guard let received = try socket.receive() else { return }
+                guard let received = try socket.receive() else { break }
                 frames = received
             } catch {
                 loop.logger.error("subscriber receive failed", metadata: ["error": error.description])
-                return
+                break
             }
-            deliver(frames, loop: loop)
+            collect(frames)
+        }
+        for local in locals.values where !local.pending.isEmpty {
+            local.channel.push(local.pending)
+            local.pending.removeAll(keepingCapacity: true)
         }
     }
 
-    private func deliver(_ frames: Frames, loop: IOLoop) {
-        guard let event = try? BusEvent.decode(frames) else {
+    private var metaCache = EventMeta.DecodeCache()
+
+    private func collect(_ frames: Frames) {
+        guard frames.count == 3, let topic = String(validating: frames[0], as: UTF8.self),
+            let meta = try? EventMeta.decode(frames[1], cache: &metaCache)
+        else {
             malformed += 1
             return
         }
-        for id in locals.keys {
-            guard locals[id]!.patterns.contains(where: { $0.matches(event.topic) }) else { continue }
-            var copy = event
-            copy.missed = locals[id]!.gaps.record(event)
-            locals[id]!.sink(copy)
+        var event = BusEvent(topic: topic, meta: meta, payload: frames[2])
+        for local in locals.values where local.patterns.contains(where: { $0.matches(topic) }) {
+            event.missed = local.gaps.record(event)
+            local.pending.append(event)
         }
     }
 

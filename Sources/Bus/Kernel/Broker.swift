@@ -121,7 +121,7 @@ public struct Broker {
         for (identity, worker) in workers where worker.expiry <= now {
             actions += removeWorker(identity, now: now, reason: "heartbeat expired")
         }
-        for name in services.keys {
+        for name in Array(services.keys) {
             var expired: [Pending] = []
             services[name]!.queue.removeAll { pending in
                 if pending.deadline <= now {

@@ -474,7 +474,7 @@ final class KernelLoop {
         let seq = (kernelSeq[topic] ?? 0) + 1
         kernelSeq[topic] = seq
         let meta = EventMeta(
-            flags: retained ? .retained : [], seq: seq, timestampMicros: Clock.microsNow(), source: "kernel",
+            flags: retained ? .retained : [], seq: seq, timestampMicros: WallClock.microsNow(), source: "kernel",
             instance: instance)
         let metaBytes = meta.encode()
         let key = Array(topic.utf8)
@@ -493,9 +493,9 @@ final class KernelLoop {
     }
 }
 
-enum Clock {
+public enum WallClock {
     /// Microseconds since the Unix epoch.
-    static func microsNow() -> UInt64 {
+    public static func microsNow() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec / 1000)

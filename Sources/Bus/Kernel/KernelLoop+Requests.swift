@@ -94,7 +94,7 @@ extension KernelLoop {
             .sorted { ($0["prefix"] as! String) < ($1["prefix"] as! String) }
         return [
             "uptime_ms": Broker.milliseconds(now - started),
-            "time_us": Clock.microsNow(),
+            "time_us": WallClock.microsNow(),
             "events": [
                 "messages": events.totalMessages, "bytes": events.totalBytes, "drops": events.totalDrops,
                 "malformed": events.malformed, "retained_topics": events.retained.count,

@@ -93,6 +93,34 @@ public struct EventMeta: Equatable, Sendable {
             instance: strings[1], contentType: strings[2], correlationID: strings[3], causationID: strings[4])
     }
 
+    /// Remembers the string fields of the last decoded header: consecutive events from one
+    /// publisher share them, so decoding reuses the strings instead of making new ones.
+    public struct DecodeCache {
+        var tail: [UInt8] = []
+        var strings: [String] = []
+        public init() {}
+    }
+
+    /// Like ``decode(_:)``, reusing the strings of the previous header when its string fields
+    /// are the same bytes.
+    public static func decode(_ bytes: [UInt8], cache: inout DecodeCache) throws(BusError) -> EventMeta {
+        guard bytes.count >= fixedSize, bytes[0] == version else { return try decode(bytes) }
+        let tail = bytes[fixedSize...]
+        if tail.elementsEqual(cache.tail) {
+            var reader = ByteReader(bytes, offset: 2)
+            let seq = reader.readUInt64()!
+            let time = reader.readUInt64()!
+            let s = cache.strings
+            return EventMeta(
+                flags: Flags(rawValue: bytes[1]), seq: seq, timestampMicros: time, source: s[0], instance: s[1],
+                contentType: s[2], correlationID: s[3], causationID: s[4])
+        }
+        let meta = try decode(bytes)
+        cache.tail = Array(tail)
+        cache.strings = [meta.source, meta.instance, meta.contentType, meta.correlationID, meta.causationID]
+        return meta
+    }
+
     /// Reads only the flags and sequence number, without allocating: the kernel's fast path.
     @inline(__always)
     static func peek(_ base: UnsafeRawPointer, count: Int) -> (flags: Flags, seq: UInt64)? {

@@ -49,18 +49,31 @@ public struct TopicPattern: Hashable, Sendable, CustomStringConvertible {
         return prefix
     }
 
-    /// Whether `topic` matches the pattern.
+    /// Whether `topic` matches the pattern (no allocation: walks the UTF-8 bytes).
     public func matches(_ topic: String) -> Bool {
-        var index = 0
-        for part in topic.split(separator: ".", omittingEmptySubsequences: false) {
-            guard index < tokens.count else { return false }
-            let token = tokens[index]
-            if token == ">" { return true }
-            if token != "*" && token != part { return false }
-            index += 1
+        if isFullWildcard { return true }
+        var topic = topic
+        return topic.withUTF8 { bytes in
+            var position = 0
+            for (index, token) in tokens.enumerated() {
+                if token == ">" { return position < bytes.count || index == 0 }
+                guard position <= bytes.count else { return false }
+                // The topic's next token: [position, end).
+                var end = position
+                while end < bytes.count && bytes[end] != UInt8(ascii: ".") { end += 1 }
+                if token != "*" {
+                    let literal = token.utf8
+                    guard literal.count == end - position, literal.elementsEqual(bytes[position..<end]) else { return false }
+                } else if end == position {
+                    return false
+                }
+                position = end + 1
+            }
+            return position == bytes.count + 1
         }
-        return index == tokens.count
     }
+
+    private var isFullWildcard: Bool { tokens.count == 1 && tokens[0] == ">" }
 }
 
 /// Topic names: lowercase dotted tokens, `<service>.<noun>[.<verb>]`.

@@ -7,10 +7,11 @@ public struct ZMQPoller {
 
     public init() {}
 
-    /// Adds a socket for readability; returns its index.
+    /// Adds a socket for readability (and writability when asked); returns its index.
     @discardableResult
-    public mutating func add(_ socket: ZMQSocket) -> Int {
-        items.append(zmq_pollitem_t(socket: socket.raw, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0))
+    public mutating func add(_ socket: ZMQSocket, writable: Bool = false) -> Int {
+        let events = Int16(ZMQ_POLLIN) | (writable ? Int16(ZMQ_POLLOUT) : 0)
+        items.append(zmq_pollitem_t(socket: socket.raw, fd: 0, events: events, revents: 0))
         return items.count - 1
     }
 
@@ -31,6 +32,11 @@ public struct ZMQPoller {
         return try items.withUnsafeMutableBufferPointer { (buffer) throws(ZMQError) -> Int in
             Int(try zmqCall("zmq_poll") { zmq_poll(buffer.baseAddress, Int32(count), timeoutMs) } ?? 0)
         }
+    }
+
+    /// Whether item `index` was writable in the last poll.
+    public func isWritable(_ index: Int) -> Bool {
+        items[index].revents & Int16(ZMQ_POLLOUT) != 0
     }
 
     /// Whether item `index` was readable in the last poll.

@@ -1,0 +1,244 @@
+import CZeroMQ
+import Foundation
+
+/// The raw-libzmq baselines of `busctl bench`: the same transport, frames and sizes as the bus path, with only
+/// the ZeroMQ layer (no kernel logic, no client library), each socket on its own thread.
+public enum RawBaseline {
+    /// A forwarder on its own thread: `zmq_proxy_steerable` between two bound sockets.
+    final class Proxy: @unchecked Sendable {
+        // @unchecked: sockets are created here and then used only by the proxy thread; the
+        // control socket is used only by `stop()`, after start returned.
+        let context: ZMQContext
+        let frontend: String
+        let backend: String
+        private let control: ZMQSocket
+        private let done = DispatchSemaphore(value: 0)
+
+        init(context: ZMQContext, frontendType: ZMQSocketType, backendType: ZMQSocketType, port: Int) throws {
+            self.context = context
+            frontend = "tcp://127.0.0.1:\(port)"
+            backend = "tcp://127.0.0.1:\(port + 1)"
+            var tuning = SocketTuning.default
+            tuning.sendHighWater = 100_000
+            let front = try ZMQSocket(context, frontendType, tuning: tuning)
+            let back = try ZMQSocket(context, backendType, tuning: tuning)
+            if backendType == .xpub {
+                try back.set(ZMQ_XPUB_NODROP, 1)
+                try back.set(ZMQ_XPUB_VERBOSE, 1)
+            }
+            try front.bind(frontend)
+            try back.bind(backend)
+            let controlEndpoint = "inproc://bench.proxy.\(port)"
+            let peer = try ZMQSocket(context, .pair, tuning: tuning)
+            try peer.bind(controlEndpoint)
+            control = try ZMQSocket(context, .pair, tuning: tuning)
+            try control.connect(controlEndpoint)
+            let sockets = UncheckedBox((front, back, peer))
+            let done = self.done
+            Thread.detachNewThread {
+                let (front, back, peer) = sockets.value
+                zmq_proxy_steerable(front.raw, back.raw, nil, peer.raw)
+                front.close()
+                back.close()
+                peer.close()
+                done.signal()
+            }
+        }
+
+        func stop() {
+            _ = try? control.send([Array("TERMINATE".utf8)], dontWait: false)
+            done.wait()
+            control.close()
+        }
+    }
+
+    static func eventFrames(size: Int, seq: UInt64) -> Frames {
+        let meta = EventMeta(seq: seq, timestampMicros: 0, source: "bench", instance: "bench-raw").encode()
+        return [Array("bench.t".utf8), meta, [UInt8](repeating: 0x61, count: size)]
+    }
+
+    /// PUB (an XPUB that waits for the subscription, with NODROP for lossless backpressure) ->
+    /// XSUB/XPUB proxy -> `subscribers` SUBs. Returns messages/s delivered in total and losses.
+    public static func pubsub(size: Int, seconds: Double, subscribers: Int, port: Int) throws -> (rate: Double, lost: Int) {
+        let context = ZMQContext(ioThreads: 1)
+        defer { context.terminate() }
+        let proxy = try Proxy(context: context, frontendType: .xsub, backendType: .xpub, port: port)
+        defer { proxy.stop() }
+        let stop = Flag()
+        let counts = Counters(subscribers)
+        let ready = DispatchGroup()
+        let finished = DispatchGroup()
+        for index in 0..<subscribers {
+            ready.enter()
+            finished.enter()
+            Thread.detachNewThread {
+                defer { finished.leave() }
+                var tuning = SocketTuning.default
+                tuning.receiveHighWater = 100_000
+                guard let sub = try? ZMQSocket(context, .sub, tuning: tuning) else { ready.leave(); return }
+                defer { sub.close() }
+                try? sub.set(ZMQ_RCVTIMEO, 200)
+                try? sub.connect(proxy.backend)
+                try? sub.subscribe(Array("bench.".utf8))
+                ready.leave()
+                var msg = zmq_msg_t()
+                zmq_msg_init(&msg)
+                defer { zmq_msg_close(&msg) }
+                var received = 0
+                var first: UInt64 = 0
+                var last: UInt64 = 0
+                while true {
+                    let rc = zmq_msg_recv(&msg, sub.raw, 0)
+                    if rc < 0 {
+                        if stop.isSet { break }
+                        continue
+                    }
+                    if zmq_msg_more(&msg) == 0 {
+                        received += 1
+                        last = WallClock.nanos()
+                        if first == 0 { first = last }
+                    }
+                }
+                counts.set(index, received: received, first: first, last: last)
+            }
+        }
+        ready.wait()
+        // The publisher: wait until every subscription reached it, then send for `seconds`.
+        var tuning = SocketTuning.default
+        tuning.sendHighWater = 100_000
+        let pub = try ZMQSocket(context, .xpub, tuning: tuning)
+        defer { pub.close() }
+        try pub.set(ZMQ_XPUB_NODROP, 1)
+        try pub.set(ZMQ_XPUB_VERBOSE, 1)
+        try pub.connect(proxy.frontend)
+        try pub.set(ZMQ_RCVTIMEO, 5000)
+        for _ in 0..<subscribers { _ = try pub.receive(dontWait: false) }
+        let frames = eventFrames(size: size, seq: 1)
+        let end = WallClock.nanos() + UInt64(seconds * 1e9)
+        var sent = 0
+        while WallClock.nanos() < end {
+            for _ in 0..<256 {
+                if try pub.send(frames, dontWait: true) { sent += 1 }
+            }
+        }
+        // Drain: wait until the subscribers stop receiving.
+        Thread.sleep(forTimeInterval: 0.6)
+        stop.set()
+        finished.wait()
+        return (counts.totalRate(), max(0, sent * subscribers - counts.totalReceived()))
+    }
+
+    /// REQ -> ROUTER/DEALER proxy -> REP: one request at a time; latencies in microseconds.
+    public static func reqrepLatency(size: Int, seconds: Double, port: Int) throws -> [Double] {
+        let context = ZMQContext(ioThreads: 1)
+        defer { context.terminate() }
+        let proxy = try Proxy(context: context, frontendType: .router, backendType: .dealer, port: port)
+        defer { proxy.stop() }
+        let worker = try echoWorker(context: context, endpoint: proxy.backend)
+        defer { worker.stop() }
+        let req = try ZMQSocket(context, .req, tuning: .client)
+        defer { req.close() }
+        try req.set(ZMQ_RCVTIMEO, 2000)
+        try req.connect(proxy.frontend)
+        let payload = [UInt8](repeating: 0x61, count: size)
+        var latencies: [Double] = []
+        let end = WallClock.nanos() + UInt64(seconds * 1e9)
+        while WallClock.nanos() < end {
+            let t0 = WallClock.nanos()
+            try req.send([payload], dontWait: false)
+            guard try req.receive(dontWait: false) != nil else { break }
+            latencies.append(Double(WallClock.nanos() - t0) / 1000)
+        }
+        return latencies
+    }
+
+    /// DEALER with `inFlight` requests outstanding -> proxy -> REP. Requests per second.
+    public static func reqrepThroughput(size: Int, inFlight: Int, seconds: Double, port: Int) throws -> Double {
+        let context = ZMQContext(ioThreads: 1)
+        defer { context.terminate() }
+        let proxy = try Proxy(context: context, frontendType: .router, backendType: .dealer, port: port)
+        defer { proxy.stop() }
+        let worker = try echoWorker(context: context, endpoint: proxy.backend)
+        defer { worker.stop() }
+        let dealer = try ZMQSocket(context, .dealer, tuning: .client)
+        defer { dealer.close() }
+        try dealer.set(ZMQ_RCVTIMEO, 2000)
+        try dealer.connect(proxy.frontend)
+        let payload = [UInt8](repeating: 0x61, count: size)
+        for _ in 0..<inFlight { try dealer.send([[], payload], dontWait: false) }
+        var done = 0
+        let start = WallClock.nanos()
+        let end = start + UInt64(seconds * 1e9)
+        while WallClock.nanos() < end {
+            guard try dealer.receive(dontWait: false) != nil else { break }
+            done += 1
+            try dealer.send([[], payload], dontWait: false)
+        }
+        return Double(done) / (Double(WallClock.nanos() - start) / 1e9)
+    }
+
+    final class Worker: @unchecked Sendable {
+        // @unchecked: the flag is atomic; the socket lives on the worker thread.
+        let stopFlag = Flag()
+        let done = DispatchSemaphore(value: 0)
+        func stop() {
+            stopFlag.set()
+            done.wait()
+        }
+    }
+
+    static func echoWorker(context: ZMQContext, endpoint: String) throws -> Worker {
+        let worker = Worker()
+        let rep = try ZMQSocket(context, .rep, tuning: .default)
+        try rep.set(ZMQ_RCVTIMEO, 100)
+        try rep.connect(endpoint)
+        let box = UncheckedBox(rep)
+        Thread.detachNewThread {
+            let rep = box.value
+            while !worker.stopFlag.isSet {
+                guard let frames = try? rep.receive(dontWait: false) else { continue }
+                _ = try? rep.send(frames, dontWait: false)
+            }
+            rep.close()
+            worker.done.signal()
+        }
+        return worker
+    }
+}
+
+/// Moves a non-Sendable value to the one thread that will own it.
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+final class Flag: Sendable {
+    private let value = Locked(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
+}
+
+final class Counters: Sendable {
+    private let entries: Locked<[(received: Int, first: UInt64, last: UInt64)]>
+    init(_ n: Int) { entries = Locked(Array(repeating: (0, 0, 0), count: n)) }
+    func set(_ i: Int, received: Int, first: UInt64, last: UInt64) { entries.withLock { $0[i] = (received, first, last) } }
+    func totalReceived() -> Int { entries.withLock { $0.reduce(0) { $0 + $1.received } } }
+    /// Messages/s delivered in total: the sum of each subscriber's own rate.
+    func totalRate() -> Double {
+        entries.withLock { list in
+            list.reduce(0) { total, e in
+                guard e.last > e.first else { return total }
+                return total + Double(e.received) / (Double(e.last - e.first) / 1e9)
+            }
+        }
+    }
+}
+
+extension WallClock {
+    /// Monotonic nanoseconds.
+    public static func nanos() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+}
