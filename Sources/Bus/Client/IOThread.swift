@@ -122,7 +122,7 @@ final class IOLoop {
     private(set) var handlers: [ObjectIdentifier: IOHandler] = [:]
     private var order: [ObjectIdentifier] = []
     private var pollDirty = true
-    private var publisher: ZMQSocket?
+    private var publisher: PublisherHandler?
     private var subscriber: SubscriberHandler?
     private var requester: RequesterHandler?
     var logger: Logger { thread.logger }
@@ -170,25 +170,21 @@ final class IOLoop {
     /// Marks the poll set stale (a handler replaced its socket).
     func socketsChanged() { pollDirty = true }
 
+    /// The process's publishing socket, opened on first use.
+    func publisherHandler() throws(ZMQError) -> PublisherHandler {
+        if let publisher { return publisher }
+        let handler = try PublisherHandler(loop: self)
+        publisher = handler
+        add(handler)
+        return handler
+    }
+
     private func sendPublishes(_ batch: [Frames]) {
-        if publisher == nil {
-            do {
-                let socket = try ZMQSocket(context, .pub, tuning: .client)
-                try socket.connect(endpoints.eventsIn)
-                publisher = socket
-            } catch {
-                logger.error("cannot open the publisher socket", metadata: ["error": error.description])
-                publishDrops += UInt64(batch.count)
-                return
-            }
-        }
-        for frames in batch {
-            do {
-                if try !publisher!.send(frames) { publishDrops += 1 }
-            } catch {
-                publishDrops += 1
-                logger.error("publish failed", metadata: ["error": error.description])
-            }
+        do {
+            try publisherHandler().enqueue(batch, loop: self)
+        } catch {
+            logger.error("cannot open the publisher socket", metadata: ["error": error.description])
+            publishDrops += UInt64(batch.count)
         }
     }
 
@@ -233,7 +229,6 @@ final class IOLoop {
         if !rest.publishes.isEmpty { sendPublishes(rest.publishes) }
         for id in order { handlers[id]?.close(self) }
         handlers.removeAll()
-        publisher?.close()
         thread.finished()
     }
 }
