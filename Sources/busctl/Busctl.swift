@@ -58,6 +58,9 @@ struct Busctl {
         KernelCommand.self,
         ServicesCommand.self,
         CallCommand.self,
+        GetCommand.self,
+        PubCommand.self,
+        MonitorCommand.self,
     ]
 
     static var overview: String {
