@@ -61,6 +61,8 @@ struct Busctl {
         GetCommand.self,
         PubCommand.self,
         MonitorCommand.self,
+        WaitCommand.self,
+        StatsCommand.self,
     ]
 
     static var overview: String {
