@@ -63,6 +63,7 @@ struct Busctl {
         MonitorCommand.self,
         WaitCommand.self,
         StatsCommand.self,
+        GraphCommand.self,
     ]
 
     static var overview: String {
