@@ -64,6 +64,8 @@ struct Busctl {
         WaitCommand.self,
         StatsCommand.self,
         GraphCommand.self,
+        RecordCommand.self,
+        ReplayCommand.self,
     ]
 
     static var overview: String {
