@@ -5,20 +5,24 @@ import Synchronization
 /// Writes events as `monitor` shows them: aligned lines for people, or one JSON object per line.
 struct EventPrinter {
     let json: Bool
-    /// Longest payload text on a pretty line (nil: never cut).
-    let payloadLimit: Int?
+    /// Never cut payloads.
+    let full: Bool
+    /// Columns of the terminal on standard output; nil when it is not one.
+    let width = Output.terminalWidth
     private var topicWidth = 16
     private var sourceWidth = 8
 
     init(json: Bool, full: Bool) {
         self.json = json
-        if full {
-            payloadLimit = nil
-        } else if let width = Output.terminalWidth {
-            payloadLimit = max(40, width - 60)
-        } else {
-            payloadLimit = 400
-        }
+        self.full = full
+    }
+
+    /// How much of a payload fits after `prefix`: the rest of the terminal line (at least 30
+    /// characters), or 400 characters when not writing to a terminal.
+    func payloadLimit(after prefix: String) -> Int? {
+        if full { return nil }
+        guard let width else { return 400 }
+        return max(30, width - 1 - prefix.count)
     }
 
     /// The JSON object for an event.
@@ -57,13 +61,13 @@ struct EventPrinter {
         }
         if event.meta.flags.contains(.replayed) { tags.append("replayed") }
         if event.meta.flags.contains(.reset) { tags.append("reset") }
-        text += Format.clock(us: event.meta.timestampMicros) + "  "
-        text += event.topic.padding(toLength: max(topicWidth, event.topic.count), withPad: " ", startingAt: 0) + "  "
-        text += event.meta.source.padding(toLength: max(sourceWidth, event.meta.source.count), withPad: " ", startingAt: 0) + "  "
-        text += ("#" + String(event.meta.seq)).padding(toLength: 6, withPad: " ", startingAt: 0) + " "
-        if !tags.isEmpty { text += "[" + tags.joined(separator: ",") + "] " }
-        text += Format.payload(event.payload, contentType: event.meta.contentType, limit: payloadLimit)
-        Output.line(text)
+        var line = Format.clock(us: event.meta.timestampMicros) + "  "
+        line += event.topic.padding(toLength: max(topicWidth, event.topic.count), withPad: " ", startingAt: 0) + "  "
+        line += event.meta.source.padding(toLength: max(sourceWidth, event.meta.source.count), withPad: " ", startingAt: 0) + "  "
+        line += ("#" + String(event.meta.seq)).padding(toLength: 6, withPad: " ", startingAt: 0) + " "
+        if !tags.isEmpty { line += "[" + tags.joined(separator: ",") + "] " }
+        line += Format.payload(event.payload, contentType: event.meta.contentType, limit: payloadLimit(after: line))
+        Output.line(text + line)
     }
 }
 
