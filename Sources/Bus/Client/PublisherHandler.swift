@@ -15,9 +15,10 @@ final class PublisherHandler: IOHandler {
     private var head = 0
     private var waiters: [(deadline: ContinuousClock.Instant, done: @Sendable (Bool) -> Void)] = []
     private(set) var drops: UInt64 = 0
+    private var dropping = false
     let maxPending: Int
 
-    init(loop: IOLoop, maxPending: Int = 1_000_000) throws(ZMQError) {
+    init(loop: IOLoop, maxPending: Int = 100_000) throws(ZMQError) {
         self.maxPending = maxPending
         socket = try ZMQSocket(loop.context, .xpub, tuning: .client)
         do {
@@ -36,6 +37,10 @@ final class PublisherHandler: IOHandler {
         for frames in batch {
             if pendingCount >= maxPending {
                 drops += 1
+                if !dropping {
+                    dropping = true
+                    loop.logger.warning("\(maxPending) events are waiting for the kernel (\(loop.endpoints.eventsIn)); newer ones are dropped")
+                }
                 continue
             }
             pending.append(frames)
@@ -62,6 +67,7 @@ final class PublisherHandler: IOHandler {
             head += 1
         }
         if head == pending.count {
+            dropping = false
             pending.removeAll(keepingCapacity: pending.count < 4096)
             head = 0
         } else if head > 4096, head * 2 > pending.count {

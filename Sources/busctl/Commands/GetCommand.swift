@@ -25,6 +25,7 @@ struct GetCommand: BusctlCommand {
     init(_ arguments: ParsedArguments) throws(UsageError) {
         bus = try BusSettings(arguments)
         let text = try arguments.positional(0, "TOPIC")
+        guard !text.isEmpty else { throw UsageError("TOPIC must not be empty (use '>' for every topic)") }
         do {
             pattern = try TopicPattern(text)
         } catch {

@@ -56,20 +56,20 @@ struct MonitorCommand: BusctlCommand {
             if Output.stderrIsTerminal {
                 Output.error("monitoring \(command.patterns.joined(separator: " ")) on \(command.bus.endpoints.requests) (Ctrl-C to stop)\n")
             }
-            let seen = SharedCount()
+            let seen = Tally()
             let outcome = try await runUntilInterrupted(timeout: command.timeout) {
                 var printer = EventPrinter(json: command.json, full: command.full)
                 var filter = SnapshotFilter(liveOnly: command.liveOnly)
                 for await event in subscription {
                     guard filter.admit(event) else { continue }
                     printer.print(event)
-                    seen.add()
-                    if let count = command.count, seen.count >= count { return true }
+                    seen.add(bytes: event.payload.count)
+                    if let count = command.count, seen.events >= count { return true }
                 }
                 return false
             }
             if case .timedOut = outcome, let count = command.count {
-                throw CommandFailure("saw \(seen.count) of \(count) events within \(Format.seconds(command.timeout!)) s", code: ExitCode.timeout)
+                throw CommandFailure("saw \(seen.events) of \(count) events within \(Format.seconds(command.timeout!)) s", code: ExitCode.timeout)
             }
             return ExitCode.ok
         }
