@@ -42,7 +42,7 @@ struct ServicesCommand: BusctlCommand {
         var table = Table("SERVICE", "INSTANCE", "VERSION", "HOST/PID", ">UPTIME", ">HEARTBEAT", ">WORKERS", ">HANDLED", ">IN-FLIGHT", ">FAILED", "STATE")
         for service in services {
             if service.instances.isEmpty {
-                table.add([service.service, "-", "-", "-", "-", "-", "0", "-", "-", "-", service.queued > 0 ? "\(service.queued) queued" : "gone"])
+                table.add([service.service, "-", "-", "-", "-", "-", "0", "-", "-", "-", service.queued > 0 ? "\(service.queued) queued" : "no instance"])
             }
             for instance in service.instances {
                 let where_ = [instance.host ?? "?", instance.pid.map(String.init) ?? "?"].joined(separator: "/")

@@ -81,7 +81,7 @@ struct BusGraph {
               node [fontname="Helvetica", fontsize=11];
               edge [fontname="Helvetica", fontsize=9];
 
-            """
+            """ + "\n"
         for node in nodes {
             let label = node.detail.map { "\(node.label)\n\($0)" } ?? node.label
             var attributes = ["label=\(Self.quote(label))"]
