@@ -63,6 +63,7 @@ struct BusctlTests {
         try await withHarness { h in
             let nowhere = "tcp://127.0.0.1:\(FreePorts.kernelBase())"
             let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
             let recording = directory.appendingPathComponent("valid.rec").path
             try Data((header() + "\n").utf8).write(to: URL(fileURLWithPath: recording))
             let unwritten = directory.appendingPathComponent("never.rec").path
@@ -376,6 +377,7 @@ struct BusctlTests {
             #expect(edges.contains { $0["kind"] as? String == "calls" && $0["from"] as? String == "service:busctl" && $0["count"] as? Int == 1 })
 
             let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
             let svg = directory.appendingPathComponent("bus.svg").path
             if findOnPath("dot") != nil {
                 let rendered = try await h.busctl(["graph", "--format", "svg", "--output", svg])
@@ -397,6 +399,7 @@ struct BusctlTests {
             try await h.startTestService()
             _ = try await h.client().call("testsvc", "set", payload: Array(#"{"value":3}"#.utf8))
             let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
             let file = directory.appendingPathComponent("session.rec").path
             let recorder = try h.spawn(Binaries.busctl, ["record", file, "testsvc.>", "--count", "5", "--duration", "20"], name: "record")
             // The current value is the first event recorded: the subscription is in place.
@@ -455,6 +458,7 @@ struct BusctlTests {
     @Test func replay_rejectsBadFiles_beforeSendingAnything() async throws {
         try await Harness.with { h in
             let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
             func write(_ name: String, _ text: String) throws -> String {
                 let path = directory.appendingPathComponent(name).path
                 try Data(text.utf8).write(to: URL(fileURLWithPath: path))
