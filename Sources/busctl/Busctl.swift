@@ -58,6 +58,16 @@ struct CommandFailure: Error {
 struct Busctl {
     static let commands: [any BusctlCommand.Type] = [
         KernelCommand.self,
+        ServicesCommand.self,
+        CallCommand.self,
+        GetCommand.self,
+        PubCommand.self,
+        MonitorCommand.self,
+        WaitCommand.self,
+        StatsCommand.self,
+        GraphCommand.self,
+        RecordCommand.self,
+        ReplayCommand.self,
         KeygenCommand.self,
         BenchCommand.self,
     ]
@@ -68,8 +78,10 @@ struct Busctl {
             usage: "<subcommand> [options]", options: [],
             subcommands: commands.map { ($0.name + ($0.aliases.isEmpty ? "" : " (\($0.aliases.joined(separator: ", ")))"), $0.overview) },
             discussion: """
-                Every subcommand takes --kernel URL (env BUS_KERNEL, default \(Endpoints.defaultKernel)); \
-                reading commands take --json.
+                Every subcommand takes --kernel URL (env BUS_KERNEL, default \(Endpoints.defaultKernel)).
+                Those that talk to a kernel also take --connect-timeout S (env BUSCTL_CONNECT_TIMEOUT,
+                default 2): a kernel that does not answer bus.ping within it is exit 5 at once.
+                Reading commands take --json (one object per line for streams).
                 Exit status: 0 ok, 1 failure, 2 error reply, 3 timeout, 4 no such service,
                 5 kernel unreachable, 64 bad arguments, 65 bad input data, 78 bad configuration.
                 See 'busctl <subcommand> --help'.

@@ -12,6 +12,7 @@ final class PublisherHandler: IOHandler {
     private var held: [Frames] = []
     private var heldStart = 0
     private(set) var dropped: UInt64 = 0
+    private var flushWaiters: [(deadline: ContinuousClock.Instant, done: @Sendable (Bool) -> Void)] = []
 
     init(loop: IOLoop) throws(ZMQError) {
         socket = try loop.connect(.xpub, to: loop.endpoints.eventsIn, tuning: .default)
@@ -76,6 +77,24 @@ final class PublisherHandler: IOHandler {
             heldStart = 0
         }
         loop.thread.published(sent)
+        if !isHolding { notifyFlushed(true) }
+    }
+
+    /// Calls `done(true)` once every event published so far is handed to libzmq on a connection
+    /// the kernel subscribed on, or `done(false)` at the deadline.
+    func whenFlushed(deadline: ContinuousClock.Instant, done: @escaping @Sendable (Bool) -> Void) {
+        if live && !isHolding {
+            done(true)
+        } else {
+            flushWaiters.append((deadline, done))
+        }
+    }
+
+    private func notifyFlushed(_ flushed: Bool) {
+        guard !flushWaiters.isEmpty else { return }
+        let waiters = flushWaiters
+        flushWaiters.removeAll()
+        for waiter in waiters { waiter.done(flushed) }
     }
 
     func writable(_ loop: IOLoop) {
@@ -93,10 +112,17 @@ final class PublisherHandler: IOHandler {
         }
     }
 
-    func tick(_ loop: IOLoop, now: ContinuousClock.Instant) -> ContinuousClock.Instant? { nil }
+    func tick(_ loop: IOLoop, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        guard !flushWaiters.isEmpty else { return nil }
+        let expired = flushWaiters.filter { $0.deadline <= now }
+        flushWaiters.removeAll { $0.deadline <= now }
+        for waiter in expired { waiter.done(false) }
+        return flushWaiters.map(\.deadline).min()
+    }
 
     func close(_ loop: IOLoop) {
         loop.release(socket)
+        notifyFlushed(!isHolding)
         if isHolding {
             loop.logger.warning("closing with \(held.count - heldStart) event(s) never sent: the kernel never subscribed or never took them")
             loop.thread.published(held.count - heldStart)

@@ -41,6 +41,8 @@ final class TestProcess: @unchecked Sendable {
     private let stdoutBuffer = Locked(Data())
     private let stderrBuffer = Locked(Data())
     private let exited = Locked<Int32?>(nil)
+    /// Output pipes that reached end of file (0, 1 or 2).
+    private let drained = Locked(0)
 
     init(_ executable: String, _ arguments: [String], name: String? = nil, environment: [String: String] = [:], stdin: Data? = nil) throws {
         self.name = name ?? URL(fileURLWithPath: executable).lastPathComponent
@@ -66,13 +68,24 @@ final class TestProcess: @unchecked Sendable {
         }
         let stdoutBuffer = self.stdoutBuffer
         let stderrBuffer = self.stderrBuffer
+        let drained = self.drained
         out.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil } else { stdoutBuffer.withLock { $0.append(data) } }
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                drained.withLock { $0 += 1 }
+            } else {
+                stdoutBuffer.withLock { $0.append(data) }
+            }
         }
         err.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil } else { stderrBuffer.withLock { $0.append(data) } }
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                drained.withLock { $0 += 1 }
+            } else {
+                stderrBuffer.withLock { $0.append(data) }
+            }
         }
         let exited = self.exited
         process.terminationHandler = { p in exited.withLock { $0 = p.terminationStatus } }
@@ -90,12 +103,19 @@ final class TestProcess: @unchecked Sendable {
         if isRunning { kill(pid, number) }
     }
 
-    /// Waits for the process to exit; returns its status, or nil at the deadline.
+    /// Waits for the process to exit; returns its status, or nil at the deadline. Once it has
+    /// exited, also waits (at most a second) until its output pipes are drained, so ``stdout``
+    /// and ``stderr`` hold everything it wrote.
     @discardableResult
     func waitForExit(timeout: Duration) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
+        var exitSeen: ContinuousClock.Instant?
         while ContinuousClock.now < deadline {
-            if let status = exitStatus { return status }
+            if let status = exitStatus {
+                let now = ContinuousClock.now
+                if exitSeen == nil { exitSeen = now }
+                if drained.withLock({ $0 }) == 2 || now - exitSeen! > .seconds(1) { return status }
+            }
             try? await Task.sleep(for: .milliseconds(10))
         }
         return exitStatus
