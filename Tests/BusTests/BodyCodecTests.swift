@@ -58,4 +58,18 @@ struct BodyCodecTests {
         let binary = RetainedValue(topic: "x.y", meta: meta, payload: [0xff, 0x00])
         #expect(try RetainedValue.from(jsonObject: binary.jsonObject()).payload == [0xff, 0x00])
     }
+
+    @Test func requestMeta_wrongTypedField_keepsTheOthers() throws {
+        let body = try RequestBody.decode([Array("m".utf8), Array(#"{"id":"r9","timeout_ms":"soon"}"#.utf8), []])
+        #expect(body.meta.id == "r9")
+        #expect(body.meta.timeoutMs == nil)
+    }
+
+    @Test func eventMeta_longNames_areCutOnACharacterBoundary() throws {
+        let name = String(repeating: "é", count: 200)  // 400 bytes of 2-byte characters
+        let meta = EventMeta(seq: 1, timestampMicros: 1, source: name, instance: "i")
+        let decoded = try EventMeta.decode(meta.encode())
+        #expect(decoded.source.utf8.count == 254)
+        #expect(decoded.source.allSatisfy { $0 == "é" })
+    }
 }

@@ -200,4 +200,18 @@ struct BrokerTests {
         let out = sends(broker.receive(request("x", from: client, id: "3"), now: t0))
         #expect(out.first.flatMap(replyStatus)?.1 == "overloaded")
     }
+
+    @Test func reply_forARequestTheWorkerDoesNotHold_isRejected() {
+        var broker = Broker()
+        let other: [UInt8] = [9, 9, 9, 9]
+        _ = broker.receive(ready(w1, "echo"), now: t0)
+        // No request in flight: a REPLY naming any client is refused, not routed.
+        let spoofed = broker.receive(reply(w1, to: other), now: t0)
+        #expect(sends(spoofed).isEmpty)
+        #expect(spoofed.contains { if case .rejected = $0 { return true } else { return false } })
+        // In flight for `client`: a REPLY naming another client is refused too.
+        _ = broker.receive(request("echo", from: client), now: t0)
+        #expect(sends(broker.receive(reply(w1, to: other), now: t0)).isEmpty)
+        #expect(sends(broker.receive(reply(w1, to: client), now: t0)).first?[0] == client)
+    }
 }

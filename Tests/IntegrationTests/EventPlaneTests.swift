@@ -157,6 +157,37 @@ struct EventPlaneTests {
         }
     }
 
+    @Test func stuckSubscriber_costsOtherSubscribersNothing() async throws {
+        try await Harness.with(kernelArguments: ["--subscriber-hwm", "2000"]) { h in
+            // A subscriber that never reads: its queue fills up at once.
+            let stuck = try RawSocket(.sub, connect: h.endpoints.eventsOut, harness: h)
+            defer { stuck.close() }
+            try stuck.socket.set(24, 10)  // ZMQ_RCVHWM: its own queue is tiny too
+            try stuck.socket.subscribe(Array("iso.".utf8))
+            let healthy = try h.client(name: "healthy").subscribe("iso.>")
+            let collector = Collector(healthy)
+            try await healthy.confirm()
+            let publisher = h.client(name: "iso")
+            for i in 0..<20_000 { try await publisher.publish("iso.t", ["i": i]) }
+            #expect(await collector.waitFor(count: 20_000, timeout: .seconds(30)))
+            #expect(collector.live.allSatisfy { $0.missed == 0 })
+            #expect(h.kernel.isRunning)
+            collector.stop()
+        }
+    }
+
+    @Test func oversizedPayload_isRefusedByTheLibrary_withAClearError() async throws {
+        try await Harness.with { h in
+            let big = [UInt8](repeating: 0x20, count: (1 << 20) + 1)
+            await #expect(throws: BusError.self) { try await h.client().publish("big.t", payload: big) }
+            await #expect {
+                _ = try await h.client().call("bus", "ping", payload: big)
+            } throws: { error in
+                "\(error)".contains("over the 1048576-byte limit")
+            }
+        }
+    }
+
     @Test func kernel_countsTopics_andListsRetained() async throws {
         try await Harness.with { h in
             let bus = h.client(name: "stat")

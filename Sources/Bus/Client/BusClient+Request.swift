@@ -9,9 +9,11 @@ extension BusClient {
     ///     kernel, which holds a request for a service with no worker at most this long.
     /// - Throws: ``BusError/timeout(service:method:seconds:)`` when the reply is late,
     ///   ``BusError/unreachable(endpoint:reason:)`` when the request could not even be sent,
-    ///   ``BusError/closed``, ``BusError/cancelled``.
+    ///   ``BusError/closed``, ``BusError/cancelled``, ``BusError/invalidPayload(_:)`` for a
+    ///   payload over ``BusOptions/maxPayloadBytes``.
     public func call(_ service: String, _ method: String, payload: [UInt8] = [], timeout: Duration? = nil,
                      meta: RequestMeta = RequestMeta()) async throws(BusError) -> ReplyBody {
+        try checkSize(payload, what: "request to \(service).\(method)")
         let timeout = timeout ?? options.requestTimeout
         var meta = meta
         let id = meta.id ?? requestID()

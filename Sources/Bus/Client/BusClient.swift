@@ -70,6 +70,7 @@ public final class BusClient: Sendable {
     public func publish(_ topic: String, payload: [UInt8], retain: Bool = false, contentType: String = "application/json",
                         correlationID: String = "", causationID: String = "", flags extra: EventMeta.Flags = []) async throws(BusError) {
         try Topic.validate(topic)
+        try checkSize(payload, what: "event on '\(topic)'")
         if retain, !hasSequence(topic) {
             let current = try? await retained(topic)
             continueSequence(topic, after: current?.meta.seq ?? 0)
@@ -93,6 +94,12 @@ public final class BusClient: Sendable {
     func sendWithFlowControl(_ frames: Frames) async throws(BusError) {
         guard let backlog = io.publish(frames) else { throw .closed }
         if backlog > IOThread.highWater { await io.waitForRoom() }
+    }
+
+    func checkSize(_ payload: [UInt8], what: String) throws(BusError) {
+        if payload.count > options.maxPayloadBytes {
+            throw .invalidPayload("\(what) is \(payload.count) bytes, over the \(options.maxPayloadBytes)-byte limit (the kernel would drop the connection)")
+        }
     }
 
     /// Makes the next sequence number of `topic` `seq + 1`, e.g. after restoring state whose

@@ -18,6 +18,9 @@ public struct BusOptions: Sendable {
     /// Events buffered per subscription before the oldest undelivered are kept and newer ones
     /// dropped (and reported as a gap).
     public var subscriptionBuffer = 10_000
+    /// Largest payload sent: the kernel disconnects a peer whose frame exceeds its
+    /// `--max-message-bytes` without any error, so the library refuses bigger payloads itself.
+    public var maxPayloadBytes = 1 << 20
     /// CURVE credentials (own key pair, the kernel's public key); nil without security.
     public var security: ClientSecurity?
     public var logger: Logger

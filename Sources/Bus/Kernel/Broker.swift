@@ -262,11 +262,13 @@ public struct Broker {
                 .rejected(reason: "REPLY from unknown worker \(WorkerInfo.hex(sender))"),
             ]
         }
-        let status = ReplyBody.peekStatus(body)
-        var latency: Duration?
-        if let inFlight = worker.inFlight {
-            latency = now - inFlight.dispatched
+        guard let inFlight = worker.inFlight, inFlight.client == client else {
+            // Only the client whose request the worker holds may be answered: no spoofed or
+            // duplicate replies reach anyone.
+            return [.rejected(reason: "worker \(worker.info.instance) of '\(worker.service)' sent a REPLY for a request it does not hold")]
         }
+        let status = ReplyBody.peekStatus(body)
+        let latency: Duration? = now - inFlight.dispatched
         worker.inFlight = nil
         worker.handled += 1
         if let status, status >= 500 { worker.failed += 1 }

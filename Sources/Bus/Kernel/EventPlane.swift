@@ -47,6 +47,14 @@ struct EventPlane {
         return true
     }
 
+    /// Most topics with counters; past it the least recently seen tenth is forgotten.
+    static let maxTopics = 100_000
+
+    mutating func forgetOldTopics(now: ContinuousClock.Instant) {
+        let byAge = topics.sorted { ($0.value.lastSeen ?? now) < ($1.value.lastSeen ?? now) }
+        for (key, _) in byAge.prefix(Self.maxTopics / 10) { topics[key] = nil }
+    }
+
     mutating func subscription(_ frame: [UInt8]) {
         guard let kind = frame.first, kind <= 1 else { return }
         let prefix = Array(frame.dropFirst())

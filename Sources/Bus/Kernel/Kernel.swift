@@ -141,13 +141,17 @@ final class KernelLoop {
     }
 
     /// The XPUB towards subscribers. Manual mode: the kernel applies each subscription itself
-    /// after checking it (and then sends the retained values it covers).
+    /// after checking it (and then sends the retained values it covers). Each subscriber's
+    /// queue is bounded by `subscriberHighWater`: memory stays bounded under a slow reader.
     static func openXPUB(context: ZMQContext, config: KernelConfig) throws(ZMQError) -> ZMQSocket {
         var outTuning = config.tuning
         outTuning.sendHighWater = config.subscriberHighWater
         let xpub = try ZMQSocket(context, .xpub, tuning: outTuning)
         do {
-            try xpub.set(ZMQ_XPUB_NODROP, 1)
+            // Lossy on purpose (no XPUB_NODROP): with NODROP libzmq refuses a send when *any*
+            // matching subscriber is at its high-water mark, so one stuck subscriber would make
+            // every subscriber of the topic lose the event. Without it only the slow pipe
+            // drops, and the slow subscriber sees the loss as a gap in sequence numbers.
             try xpub.set(ZMQ_XPUB_MANUAL, 1)
             if let security = config.security { try xpub.makeCurveServer(security.keyPair, domain: KernelGuard.domain) }
             try xpub.bind(Endpoints.bindable(config.endpoints.eventsOut))
@@ -339,7 +343,9 @@ final class KernelLoop {
             events.totalMessages += 1
             events.totalBytes += UInt64(size)
             if !delivered { events.totalDrops += 1 }
-            updateTopic(topicKey, size: size, delivered: delivered, source: source)
+            if !topicKey.starts(with: KernelGuard.probePrefix) {
+                updateTopic(topicKey, size: size, delivered: delivered, source: source)
+            }
             if let retainedCopy {
                 let topic = String(decoding: topicKey, as: UTF8.self)
                 if !events.retain(
@@ -355,6 +361,7 @@ final class KernelLoop {
     @inline(__always)
     private func updateTopic(_ key: [UInt8], size: Int, delivered: Bool, source: UnsafeRawBufferPointer?) {
         let now = ContinuousClock.now
+        if events.topics.count >= EventPlane.maxTopics, events.topics[key] == nil { events.forgetOldTopics(now: now) }
         modify(&events.topics[key, default: EventPlane.TopicCounters()]) { counters in
             counters.messages += 1
             counters.bytes += UInt64(size)

@@ -3,8 +3,8 @@ public struct KernelConfig: Sendable {
     public var endpoints: Endpoints
     public var broker = Broker.Config()
     public var tuning = SocketTuning.default
-    /// High-water mark of the XPUB towards each subscriber; past it the kernel drops (and counts)
-    /// rather than block every other subscriber.
+    /// High-water mark of the XPUB towards each subscriber; past it libzmq drops for that
+    /// subscriber only (it sees a gap in sequence numbers), never blocking or starving others.
     public var subscriberHighWater: Int32 = 100_000
     /// Most topics with a retained value.
     public var maxRetainedTopics = 100_000

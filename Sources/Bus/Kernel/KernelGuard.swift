@@ -8,6 +8,7 @@ import Foundation
 final class KernelGuard {
     static let domain = "swiftbus"
     static let zapEndpoint = "inproc://zeromq.zap.01"
+    static let probePrefix = Array("bus.probe.".utf8)
 
     let security: KernelSecurity
     let logger: Logger
@@ -181,6 +182,11 @@ final class KernelGuard {
     func allowsPublish(_ identity: String?, topic: [UInt8]) -> Bool {
         var allowed = false
         if let identity {
+            if topic.starts(with: Self.probePrefix) {
+                // Subscription probes (BusSubscription.confirm) are a protocol facility open
+                // to every admitted identity.
+                return true
+            }
             if let cached = publishCache[identity]?[topic] {
                 allowed = cached
             } else {

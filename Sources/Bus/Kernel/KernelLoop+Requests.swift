@@ -48,12 +48,15 @@ extension KernelLoop {
             let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
             return ReplyBody(status: 200, meta: ReplyMeta(id: id, from: "kernel"), payload: Array(data))
         case .failure(let error):
-            let status = error.code == "not_found" || error.code == "no_such_method" ? 404 : 400
+            let status = error.code == "not_found" || error.code == "no_such_method" ? 404 : (error.code == "security_off" ? 409 : 400)
             return .error(status, code: error.code, message: error.message, id: id, from: "kernel")
         }
     }
 
     private func retained(_ params: [String: Any]) -> Result<Any, ErrorBody> {
+        if params["topic"] != nil && !(params["topic"] is String) || params["pattern"] != nil && !(params["pattern"] is String) {
+            return .failure(ErrorBody(code: "invalid_request", message: "bus.retained takes {\"topic\": STRING} or {\"pattern\": STRING}"))
+        }
         if let topic = params["topic"] as? String {
             guard let entry = events.retained[topic], let meta = try? EventMeta.decode(entry.meta) else {
                 return .failure(ErrorBody(code: "not_found", message: "no retained value for topic '\(topic)'"))

@@ -63,7 +63,13 @@ public struct EventMeta: Equatable, Sendable {
         out.appendBigEndian(seq)
         out.appendBigEndian(timestampMicros)
         for text in [source, instance, contentType, correlationID, causationID] {
-            let bytes = text.utf8.prefix(255)
+            var bytes = Array(text.utf8)
+            if bytes.count > 255 {
+                // Cut on a character boundary: never before a UTF-8 continuation byte.
+                var end = 255
+                while end > 0 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
+                bytes = Array(bytes[..<end])
+            }
             out.append(UInt8(bytes.count))
             out.append(contentsOf: bytes)
         }

@@ -1,4 +1,4 @@
-/// Majordomo Protocol 7/MDP (version 0.2) frame layouts, as seen by the broker's ROUTER
+/// Majordomo Protocol 7/MDP (MDP/0.1: `MDPC01`, `MDPW01`) frame layouts, as seen by the broker's ROUTER
 /// (whose first frame is the peer's routing id) and by clients and workers (without it).
 public enum MDP {
     public static let client: [UInt8] = Array("MDPC01".utf8)

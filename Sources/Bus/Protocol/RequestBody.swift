@@ -27,6 +27,17 @@ public struct RequestMeta: Codable, Equatable, Sendable {
         case traceID = "trace_id"
         case correlationID = "correlation_id"
     }
+
+    /// Lenient: a field of the wrong type is ignored, not fatal to the whole meta, so one bad
+    /// field does not cost the request its id or deadline.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try? c.decodeIfPresent(String.self, forKey: .id)
+        timeoutMs = try? c.decodeIfPresent(Int.self, forKey: .timeoutMs)
+        traceID = try? c.decodeIfPresent(String.self, forKey: .traceID)
+        correlationID = try? c.decodeIfPresent(String.self, forKey: .correlationID)
+        caller = try? c.decodeIfPresent(String.self, forKey: .caller)
+    }
 }
 
 /// The body of a request inside MDP: `[method][meta][payload]`.
