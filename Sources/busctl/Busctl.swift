@@ -56,6 +56,7 @@ struct CommandFailure: Error {
 struct Busctl {
     static let commands: [any BusctlCommand.Type] = [
         KernelCommand.self,
+        UpCommand.self,
     ]
 
     static var overview: String {
