@@ -57,6 +57,8 @@ struct Busctl {
     static let commands: [any BusctlCommand.Type] = [
         KernelCommand.self,
         UpCommand.self,
+        RestartCommand.self,
+        ReplaceCommand.self,
     ]
 
     static var overview: String {
