@@ -33,7 +33,7 @@ struct UpCommand: BusctlCommand {
         Every line a process prints is shown as '[NAME] line' (padded and coloured on a
         terminal; NO_COLOR turns colour off). A process that exits is restarted after 0.5 s,
         doubling up to 30 s, back to 0.5 s once it stayed up 60 s; each restart is one
-        '[supervisor]' line. SIGINT or SIGTERM stops the services in reverse order (SIGTERM,
+        '[supervisor]' line. SIGINT, SIGTERM or SIGHUP stops the services in reverse order (SIGTERM,
         then SIGKILL after --stop-timeout), then the kernel, and exits 0; a second signal kills
         everything at once (exit 1).
 
@@ -175,7 +175,9 @@ struct UpCommand: BusctlCommand {
         let printer = LogPrinter(names: ["kernel"] + specs.map(\.name))
         let width = allNames.map(\.count).max() ?? 0
         signal(SIGPIPE, SIG_IGN)
-        let signals = SignalWatcher([SIGTERM, SIGINT])
+        // Children are reaped with waitpid; an inherited SIG_IGN would make the kernel reap them.
+        signal(SIGCHLD, SIG_DFL)
+        let signals = SignalWatcher([SIGTERM, SIGINT, SIGHUP])
         for (name, text) in notBuilt {
             printer.supervisor(name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + text)
         }
@@ -241,7 +243,7 @@ struct UpCommand: BusctlCommand {
                 printer.error(message)
                 return ExitCode.failure
             case .signal(let number):
-                let name = number == SIGINT ? "SIGINT" : "SIGTERM"
+                let name = ProcessExit.signalName(number)
                 if shutdown == nil {
                     printer.supervisor("received \(name); stopping the services in reverse order, then the kernel")
                     shutdown = Task {

@@ -46,6 +46,8 @@ actor Supervisor {
         var generation = 0
         var operation: Operation?
         var retry: Task<Void, Never>?
+        /// A restart is scheduled (``retry`` will start the process unless cancelled).
+        var restartPending = false
         var lastExit: ProcessExit?
     }
 
@@ -104,10 +106,12 @@ actor Supervisor {
             status(name, "up      pid \(child.pid)  \(settings.endpoints.requests) (events in \(settings.endpoints.eventsIn), out \(settings.endpoints.eventsOut))")
         case .exited(let exit):
             _ = child.claim()
+            beginShutdown()
             units[name]!.phase = .failed
             let reason = child.lastLines.last(where: { !$0.isEmpty }).map { Self.stripErrorPrefix($0).replacingOccurrences(of: "cannot start the kernel: ", with: "") } ?? "it \(exit)"
             throw CommandFailure("the kernel did not start at \(settings.endpoints.requests): \(reason)")
         case .timeout:
+            beginShutdown()
             _ = await child.forceKill()
             units[name]!.phase = .failed
             throw CommandFailure("the kernel (pid \(child.pid)) did not answer bus.ping at \(settings.endpoints.requests) within \(Self.seconds(settings.registerTimeout)) s; stopped it")
@@ -170,6 +174,7 @@ actor Supervisor {
         unit.instance = nil
         unit.generation += 1
         unit.retry?.cancel()
+        unit.restartPending = true
         let generation = unit.generation
         unit.retry = Task {
             try? await Task.sleep(for: delay)
@@ -182,9 +187,11 @@ actor Supervisor {
     }
 
     private func restartAfterBackoff(_ name: String, generation: Int) async {
-        guard !stopping, let unit = units[name], unit.generation == generation, unit.operation == nil,
-            unit.process?.isRunning != true
-        else { return }
+        guard !stopping, let unit = units[name], unit.generation == generation else { return }
+        units[name]!.restartPending = false
+        // An operation in progress (restart, replace) decides what runs; it schedules a restart
+        // when it ends with nothing running.
+        guard unit.operation == nil, unit.process?.isRunning != true else { return }
         units[name]!.operation = .restart
         defer { finishOperation(name) }
         units[name]!.restarts += 1
@@ -202,12 +209,26 @@ actor Supervisor {
         report(name, child, await waitReady(name, child, before: before, timeout: settings.registerTimeout))
     }
 
-    /// Ends an operation; if the process it left running has meanwhile exited and nobody
-    /// claimed that, restarts it with back-off.
+    /// Ends an operation. If the process it left has meanwhile exited and nobody claimed that,
+    /// or if nothing runs and no restart is scheduled (a failed replace of a crashed service),
+    /// restarts it with back-off.
     private func finishOperation(_ name: String) {
         units[name]?.operation = nil
-        guard !stopping, let child = units[name]?.process, let exit = child.exitStatus, child.claim() else { return }
-        scheduleRestart(name, pid: child.pid, reason: exit.description, uptime: child.uptime)
+        guard !stopping, let unit = units[name] else { return }
+        if let child = unit.process, let exit = child.exitStatus, child.claim() {
+            units[name]!.lastExit = exit
+            scheduleRestart(name, pid: child.pid, reason: exit.description, uptime: child.uptime)
+        } else if unit.process?.isRunning != true, !unit.restartPending {
+            scheduleRestart(name, pid: nil, reason: "is not running", uptime: .zero)
+        }
+    }
+
+    /// Cancels a scheduled restart (an operation takes over).
+    private func cancelRestart(_ name: String) {
+        units[name]?.retry?.cancel()
+        units[name]?.retry = nil
+        units[name]?.restartPending = false
+        units[name]?.generation += 1
     }
 
     // MARK: restart and replace
@@ -217,8 +238,7 @@ actor Supervisor {
         try checkOperable(name)
         units[name]!.operation = .restart
         defer { finishOperation(name) }
-        units[name]!.retry?.cancel()
-        units[name]!.generation += 1
+        cancelRestart(name)
         var oldPid: Int?
         var oldExit: ProcessExit?
         if let old = units[name]!.process {
@@ -231,6 +251,7 @@ actor Supervisor {
                 _ = old.claim()
                 oldExit = old.exitStatus
             }
+            units[name]!.lastExit = oldExit
         }
         guard !stopping else { throw ServiceError.unavailable("the supervisor is shutting down") }
         let before = await currentInstances(name)
@@ -279,6 +300,7 @@ actor Supervisor {
         let timeout = timeout ?? settings.registerTimeout
         units[name]!.operation = .replace
         defer { finishOperation(name) }
+        cancelRestart(name)
         let old = units[name]!.process
         let oldText = old.map { "pid \($0.pid)" } ?? "no running process"
         var spec = units[name]!.spec
@@ -312,6 +334,7 @@ actor Supervisor {
                     _ = old.claim()
                     oldExit = old.exitStatus
                 }
+                units[name]!.lastExit = oldExit
             }
             printer.supervisor("replaced \(name): pid \(candidate.pid) (\(binary)) serves; old pid \(old.map { String($0.pid) } ?? "-") \(oldExit?.description ?? "was not running")")
             return SupervisorAPI.ChangeReply(
@@ -348,7 +371,7 @@ actor Supervisor {
 
     /// `supervisor.status`: every supervised process.
     func status() async -> SupervisorAPI.StatusReply {
-        let services = (try? await bus.services(timeout: .seconds(1))) ?? []
+        let services = try? await bus.services(timeout: .seconds(1))
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let processes = order.compactMap { name -> SupervisorAPI.ProcessStatus? in
@@ -364,14 +387,17 @@ actor Supervisor {
                     state = unit.phase == .stopping ? "stopping" : "up"
                 } else if unit.phase == .stopping {
                     state = "stopping"
-                } else if let live = services.first(where: { $0.service == name })?.instances.first(where: { $0.pid == Int(running.pid) }) {
+                } else if let live = services?.first(where: { $0.service == name })?.instances.first(where: { $0.pid == Int(running.pid) }) {
                     state = "up"
                     instance = live.instance
                 } else if unit.operation != nil {
                     state = "starting"
-                } else {
-                    state = unit.phase == .up ? "up" : "unregistered"
+                } else if services == nil, unit.phase == .up {
+                    // bus.services did not answer: the last thing known.
+                    state = "up"
                     instance = unit.instance
+                } else {
+                    state = "unregistered"
                 }
             } else {
                 switch unit.phase {
@@ -432,6 +458,7 @@ actor Supervisor {
         units[name]!.phase = .stopping
         let began = ContinuousClock.now
         let (exit, killed) = await child.stop(grace: settings.stopTimeout)
+        units[name]!.lastExit = exit
         units[name]!.phase = .stopped
         units[name]!.since = Date()
         let how = exit?.description ?? "did not exit"
@@ -519,7 +546,10 @@ actor Supervisor {
             let what = units[name]!.isKernel ? "\(settings.endpoints.requests)  (answered in" : "instance \(instance ?? "?")  (registered in"
             status(name, "up      pid \(child.pid)  \(what) \(took) s\(restarts > 0 ? ", restart \(restarts)" : ""))")
         case .exited(let exit):
-            status(name, "failed to register: pid \(child.pid) \(exit)\(Self.lastOutput(child))")
+            // After a restart, the restart line that follows says it already.
+            if units[name]!.restarts == 0 {
+                status(name, "failed to register: pid \(child.pid) \(exit)\(Self.lastOutput(child))")
+            }
         case .timeout:
             units[name]!.phase = .unregistered
             let what = units[name]!.isKernel ? "no answer to bus.ping" : "no instance of '\(name)' with pid \(child.pid) in bus.services"
