@@ -221,7 +221,7 @@ struct SupervisorTests {
 
             let all = results.withLock { $0 }
             let failures = all.compactMap { if case .failure(let error) = $0 { return error } else { return nil } }
-            #expect(failures.isEmpty, "failed requests: \(failures.prefix(5))")
+            #expect(failures.isEmpty, "failed requests: \(failures.prefix(5)); up's output:\n\(s.up.stdout.split(separator: "\n").suffix(60).joined(separator: "\n"))")
             #expect(all.count >= 240)
             let pids = all.compactMap { try? $0.get() }
             let status = try await s.status()
