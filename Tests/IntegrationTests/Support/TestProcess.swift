@@ -41,6 +41,8 @@ final class TestProcess: @unchecked Sendable {
     private let stdoutBuffer = Locked(Data())
     private let stderrBuffer = Locked(Data())
     private let exited = Locked<Int32?>(nil)
+    /// Output pipes not yet at end of file.
+    private let openPipes = Locked(2)
 
     init(_ executable: String, _ arguments: [String], name: String? = nil, environment: [String: String] = [:], stdin: Data? = nil) throws {
         self.name = name ?? URL(fileURLWithPath: executable).lastPathComponent
@@ -66,13 +68,24 @@ final class TestProcess: @unchecked Sendable {
         }
         let stdoutBuffer = self.stdoutBuffer
         let stderrBuffer = self.stderrBuffer
+        let openPipes = self.openPipes
         out.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil } else { stdoutBuffer.withLock { $0.append(data) } }
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                openPipes.withLock { $0 -= 1 }
+            } else {
+                stdoutBuffer.withLock { $0.append(data) }
+            }
         }
         err.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil } else { stderrBuffer.withLock { $0.append(data) } }
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                openPipes.withLock { $0 -= 1 }
+            } else {
+                stderrBuffer.withLock { $0.append(data) }
+            }
         }
         let exited = self.exited
         process.terminationHandler = { p in exited.withLock { $0 = p.terminationStatus } }
@@ -90,15 +103,31 @@ final class TestProcess: @unchecked Sendable {
         if isRunning { kill(pid, number) }
     }
 
-    /// Waits for the process to exit; returns its status, or nil at the deadline.
+    /// Waits for the process to exit; returns its status, or nil at the deadline. After the
+    /// exit it also waits (at most 2 s) until its output pipes reached end of file, so
+    /// ``stdout`` and ``stderr`` hold everything it wrote.
     @discardableResult
     func waitForExit(timeout: Duration) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let status = exitStatus { return status }
+            if let status = exitStatus {
+                await waitForOutput()
+                return status
+            }
             try? await Task.sleep(for: .milliseconds(10))
         }
-        return exitStatus
+        if let status = exitStatus {
+            await waitForOutput()
+            return status
+        }
+        return nil
+    }
+
+    private func waitForOutput() async {
+        let deadline = ContinuousClock.now + .seconds(2)
+        while openPipes.withLock({ $0 }) > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     /// SIGTERM, then SIGKILL after `grace`.
