@@ -21,9 +21,9 @@ final class UpSession: Sendable {
     }
 
     /// The arguments that make `busctl up` supervise BusTestService as each of `names`.
-    static func serviceArguments(_ names: [String], extraArguments: String = "") -> [String] {
+    static func serviceArguments(_ names: [String], extraArguments: String = "", executables: [String: String] = [:]) -> [String] {
         names.flatMap { name in
-            ["--service", "\(name)=\(Binaries.testService)", "--service-args", "\(name)=--name \(name) \(extraArguments)"]
+            ["--service", "\(name)=\(executables[name] ?? Binaries.testService)", "--service-args", "\(name)=--name \(name) \(extraArguments)"]
         }
     }
 
@@ -31,12 +31,12 @@ final class UpSession: Sendable {
     /// package services in `packageServices`), waits for its summary line, runs `body`, and
     /// stops everything.
     static func with(_ names: [String], packageServices: [String] = [], extra: [String] = [], serviceArguments extraArguments: String = "",
-                     _ body: (UpSession) async throws -> Void) async throws {
+                     executables: [String: String] = [:], _ body: (UpSession) async throws -> Void) async throws {
         let harness = try Harness()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("swiftbus-up-\(UUID().uuidString)")
         let only = (packageServices + names).joined(separator: ",")
         let arguments = ["up", "--kernel", harness.kernelURL, "--state-dir", state.path, "--only", only]
-            + serviceArguments(names, extraArguments: extraArguments) + extra
+            + serviceArguments(names, extraArguments: extraArguments, executables: executables) + extra
         let up: TestProcess
         do {
             up = try harness.spawn(Binaries.busctl, arguments, name: "up")
@@ -234,6 +234,22 @@ struct SupervisorTests {
             #expect(isGone(old.pid))
             let me: Identity = try await bus.request("alpha", "whoami", [String: String]())
             #expect(me.pid == new)
+        }
+    }
+
+    @Test func replace_ofACrashLoopingService_runsTheNewBinary_andStopsTheRestarts() async throws {
+        try await UpSession.with(["broken"], executables: ["broken": "/bin/false"]) { s in
+            #expect(s.up.stdout.contains(try Regex("\\[supervisor\\] broken +failed to register: pid \\d+ exited with status 1")))
+            #expect(await eventually { s.up.stdout.contains("[supervisor] broken (pid ") && s.up.stdout.contains("exited with status 1; restarting in 0.5 s") })
+            let replaced = try await s.harness.busctl(["replace", "broken", "--binary", Binaries.testService])
+            #expect(replaced.status == 0, "stderr: \(replaced.stderr)")
+            #expect(try replaced.stdout.contains(Regex("^replaced broken: pid \\d+ \\(had already exited, status 1\\) -> pid \\d+ running ")))
+            let status = try await s.status()
+            let pid = try #require(status["broken"]?.pid)
+            #expect(status["broken"]?.state == "up")
+            #expect(status["broken"]?.binary == Binaries.testService)
+            let me: Identity = try await s.harness.client().request("broken", "whoami", [String: String]())
+            #expect(me.pid == pid)
         }
     }
 

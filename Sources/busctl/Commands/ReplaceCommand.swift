@@ -42,7 +42,8 @@ struct ReplaceCommand: BusctlCommand {
         // The reply comes after the new process registered and the old one drained and exited.
         let reply = try await call.call("replace", request, timeout: timeout + .seconds(20))
         if !call.json {
-            let old = reply.oldPid.map { "pid \($0)" + (reply.oldExit.map { " (drained, \($0))" } ?? "") } ?? "no running process"
+            let how = reply.oldStopped ? "drained, " : "had already exited, "
+            let old = reply.oldPid.map { "pid \($0)" + (reply.oldExit.map { " (\(how)\($0))" } ?? "") } ?? "no process"
             print("replaced \(reply.service): \(old) -> pid \(reply.pid) running \(reply.binary), instance \(reply.instance)")
         }
         return ExitCode.ok

@@ -33,7 +33,8 @@ struct RestartCommand: BusctlCommand {
     func run() async throws -> Int32 {
         let reply = try await call.call("restart", SupervisorAPI.RestartRequest(service: service), timeout: timeout)
         if !call.json {
-            let old = reply.oldPid.map { "pid \($0)" + (reply.oldExit.map { " (\($0))" } ?? "") } ?? "not running"
+            let how = reply.oldStopped ? "" : "had already exited, "
+            let old = reply.oldPid.map { "pid \($0)" + (reply.oldExit.map { " (\(how)\($0))" } ?? "") } ?? "no process"
             print("restarted \(reply.service): \(old) -> pid \(reply.pid), instance \(reply.instance)")
         }
         return ExitCode.ok

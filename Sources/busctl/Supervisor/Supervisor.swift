@@ -241,9 +241,11 @@ actor Supervisor {
         cancelRestart(name)
         var oldPid: Int?
         var oldExit: ProcessExit?
+        var oldStopped = false
         if let old = units[name]!.process {
             oldPid = Int(old.pid)
             if old.isRunning {
+                oldStopped = true
                 units[name]!.phase = .stopping
                 printer.supervisor("restarting \(name): stopping pid \(old.pid)")
                 oldExit = await old.stop(grace: settings.stopTimeout).exit
@@ -271,8 +273,8 @@ actor Supervisor {
         switch result {
         case .ready(let instance):
             return SupervisorAPI.ChangeReply(
-                service: name, oldPid: oldPid, oldExit: oldExit?.summary, pid: Int(child.pid), instance: instance ?? "",
-                binary: child.spec.executable)
+                service: name, oldPid: oldPid, oldExit: oldExit?.summary, oldStopped: oldStopped, pid: Int(child.pid),
+                instance: instance ?? "", binary: child.spec.executable)
         case .exited(let exit):
             throw ServiceError(500, "start_failed", "\(name) was restarted but the new process (pid \(child.pid)) \(exit) before registering\(Self.lastOutput(child)); it will be restarted with back-off")
         case .timeout:
@@ -302,7 +304,8 @@ actor Supervisor {
         defer { finishOperation(name) }
         cancelRestart(name)
         let old = units[name]!.process
-        let oldText = old.map { "pid \($0.pid)" } ?? "no running process"
+        let oldText = old.flatMap { $0.isRunning ? "pid \($0.pid) keeps serving" : nil }
+            ?? "the old process is not running and will be restarted with back-off"
         var spec = units[name]!.spec
         spec.executable = binary
         let before = await currentInstances(name)
@@ -314,7 +317,8 @@ actor Supervisor {
             throw ServiceError(500, "start_failed", "cannot start the new \(name): \(error); \(oldText) keeps serving")
         }
         candidates[candidate.pid] = candidate
-        printer.supervisor("replacing \(name) (\(oldText)) with \(binary) (pid \(candidate.pid))")
+        let oldState = old.map { "pid \($0.pid)\($0.isRunning ? "" : ", not running")" } ?? "not running"
+        printer.supervisor("replacing \(name) (\(oldState)) with \(binary) (pid \(candidate.pid))")
         let result = await waitReady(name, candidate, before: before, timeout: timeout)
         candidates.removeValue(forKey: candidate.pid)
         switch result {
@@ -326,8 +330,10 @@ actor Supervisor {
             units[name]!.since = candidate.startedAt
             units[name]!.backoff.reset()
             var oldExit: ProcessExit?
+            var drained = false
             if let old {
                 if old.isRunning {
+                    drained = true
                     printer.supervisor("\(name): pid \(candidate.pid) registered as \(instance ?? "?"); draining pid \(old.pid)")
                     oldExit = await old.stop(grace: settings.stopTimeout).exit
                 } else {
@@ -338,16 +344,16 @@ actor Supervisor {
             }
             printer.supervisor("replaced \(name): pid \(candidate.pid) (\(binary)) serves; old pid \(old.map { String($0.pid) } ?? "-") \(oldExit?.description ?? "was not running")")
             return SupervisorAPI.ChangeReply(
-                service: name, oldPid: old.map { Int($0.pid) }, oldExit: oldExit?.summary, pid: Int(candidate.pid),
-                instance: instance ?? "", binary: binary)
+                service: name, oldPid: old.map { Int($0.pid) }, oldExit: oldExit?.summary, oldStopped: drained,
+                pid: Int(candidate.pid), instance: instance ?? "", binary: binary)
         case .exited(let exit):
             _ = candidate.claim()
-            printer.supervisor("replacing \(name) failed: the new process (pid \(candidate.pid)) \(exit) before registering; \(oldText) keeps serving")
-            throw ServiceError(500, "start_failed", "the new \(name) (pid \(candidate.pid), \(binary)) \(exit) before registering\(Self.lastOutput(candidate)); \(oldText) keeps serving")
+            printer.supervisor("replacing \(name) failed: the new process (pid \(candidate.pid)) \(exit) before registering; \(oldText)")
+            throw ServiceError(500, "start_failed", "the new \(name) (pid \(candidate.pid), \(binary)) \(exit) before registering\(Self.lastOutput(candidate)); \(oldText)")
         case .timeout:
             _ = await candidate.forceKill()
-            printer.supervisor("replacing \(name) failed: pid \(candidate.pid) did not register within \(Self.seconds(timeout)) s; killed it; \(oldText) keeps serving")
-            throw ServiceError(504, "register_timeout", "the new \(name) (pid \(candidate.pid), \(binary)) did not register within \(Self.seconds(timeout)) s; killed it, \(oldText) keeps serving")
+            printer.supervisor("replacing \(name) failed: pid \(candidate.pid) did not register within \(Self.seconds(timeout)) s; killed it; \(oldText)")
+            throw ServiceError(504, "register_timeout", "the new \(name) (pid \(candidate.pid), \(binary)) did not register within \(Self.seconds(timeout)) s; killed it, \(oldText)")
         case .cancelled:
             _ = await candidate.stop(grace: settings.stopTimeout)
             throw ServiceError.unavailable("the supervisor is shutting down")

@@ -30,6 +30,9 @@ enum SupervisorAPI {
         var oldPid: Int?
         /// How it ended: "status 0", "signal 9".
         var oldExit: String?
+        /// True when the old process was running and was stopped (SIGTERM: it drained); false
+        /// when it had already exited.
+        var oldStopped: Bool
         var pid: Int
         var instance: String
         var binary: String
@@ -38,6 +41,7 @@ enum SupervisorAPI {
             case service, pid, instance, binary
             case oldPid = "old_pid"
             case oldExit = "old_exit"
+            case oldStopped = "old_stopped"
         }
     }
 
