@@ -70,6 +70,9 @@ struct Busctl {
         ReplayCommand.self,
         KeygenCommand.self,
         BenchCommand.self,
+        UpCommand.self,
+        RestartCommand.self,
+        ReplaceCommand.self,
     ]
 
     static var overview: String {

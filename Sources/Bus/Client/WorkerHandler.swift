@@ -67,9 +67,15 @@ final class WorkerHandler: IOHandler {
             case .heartbeat:
                 break
             case .disconnect:
-                if phase == .draining {
+                switch phase {
+                case .draining:
                     finishDrainIfIdle(loop, acknowledged: true)
-                } else {
+                case .drained:
+                    // A second DISCONNECT (the kernel answers a heartbeat sent while draining
+                    // from a worker it already removed): reconnecting would register a worker
+                    // for a process about to exit, and the kernel would route requests to it.
+                    break
+                case .serving:
                     loop.logger.notice("kernel asked the worker of \(service) to reconnect")
                     reconnect(loop)
                 }

@@ -118,7 +118,18 @@ final class TestProcess: @unchecked Sendable {
             }
             try? await Task.sleep(for: .milliseconds(10))
         }
-        return exitStatus
+        if let status = exitStatus {
+            await waitForOutput()
+            return status
+        }
+        return nil
+    }
+
+    private func waitForOutput() async {
+        let deadline = ContinuousClock.now + .seconds(2)
+        while drained.withLock({ $0 }) < 2, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     /// SIGTERM, then SIGKILL after `grace`.
