@@ -22,6 +22,7 @@ let package = Package(
         // so unit tests drive it without sockets.
         .target(name: "AuthCore", dependencies: ["Bus", "CSodium"]),
         .executableTarget(name: "AuthService", dependencies: ["AuthCore", "Bus"]),
+        .testTarget(name: "AuthServiceTests", dependencies: ["AuthCore"]),
         // A fixture service the integration tests run as a real process.
         .executableTarget(name: "BusTestService", dependencies: ["Bus"], path: "Tests/BusTestService"),
         .testTarget(name: "IntegrationTests", dependencies: ["Bus", "busctl", "BusTestService", "AuthService"]),

@@ -51,8 +51,8 @@ public struct AuthReducer: Sendable {
         case .logoutRequested(let id): return logoutRequested(&s, id)
         case .stateRequested(let id): return [.reply(id, .state(snapshot(s)))]
         case .tokenRequested(let id, let caller): return tokenRequested(&s, id, caller)
-        case .codeExchanged(let operation, let result): return signInFinished(&s, operation, result)
-        case .passwordChecked(let operation, let result): return signInFinished(&s, operation, result)
+        case .codeExchanged(let operation, let result): return signInFinished(&s, operation, result, oauth: true)
+        case .passwordChecked(let operation, let result): return signInFinished(&s, operation, result, oauth: false)
         case .refreshFinished(let operation, let result): return refreshFinished(&s, operation, result)
         case .revocationFinished(let id, let report):
             guard let id else { return [] }
@@ -158,8 +158,10 @@ public struct AuthReducer: Sendable {
     }
 
     /// The outcome of a code exchange or a password check.
-    private func signInFinished(_ s: inout AuthState, _ operation: Int, _ result: Result<TokenGrant, ProviderFailure>) -> [AuthEffect] {
-        guard s.phase == .signinInProgress, s.operation == operation, let pending = s.pending, let request = pending.request else {
+    private func signInFinished(_ s: inout AuthState, _ operation: Int, _ result: Result<TokenGrant, ProviderFailure>, oauth: Bool) -> [AuthEffect] {
+        guard s.phase == .signinInProgress, s.operation == operation, let pending = s.pending, let request = pending.request,
+            (pending.attempt != nil) == oauth
+        else {
             return stale(result)
         }
         s.operation = nil
