@@ -443,6 +443,9 @@ def main():
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    # A parent that spawns from a thread with signals blocked (Foundation's Process does) hands
+    # that mask down: unblock, or SIGTERM would stay pending forever.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     print(f"PORT {port}", flush=True)
     try:
         httpd.serve_forever(poll_interval=0.1)
