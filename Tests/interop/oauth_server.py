@@ -4,7 +4,7 @@ standard library's HTTP server (no web framework). Loopback only; everything in 
 
     oauth_server.py [--port 0] [--client-id ID] [--client-secret SECRET]
                     [--redirect-uri URI] [--user NAME] [--scope "a b c"]
-                    [--expires-in SECONDS] [--log FILE]
+                    [--expires-in SECONDS] [--log FILE] [--issued FILE]
 
 What authlib enforces (the parts of the specs under test):
     RFC 6749 authorization-code grant and refresh-token grant, client_secret_basic client
@@ -24,6 +24,9 @@ Endpoints (all on http://127.0.0.1:PORT):
                       answers 200 with the full URL it was called with, so a test acting as the
                       user's browser can follow the redirect and read the URL the app gets.
     GET  /stats       {"token_requests": N, "revocations": N, "revoked": N} for assertions.
+
+--issued FILE appends every credential the server hands out (authorization codes, access and
+refresh tokens), one per line: what a test greps logs and recorded events for, to prove none leaks.
 
 stdout: one line `PORT <n>` (flushed) once the server accepts connections.
 SIGTERM or SIGINT stops the server and exits 0. The log (--log, default stderr) has one line
@@ -155,6 +158,15 @@ class Token(TokenMixin):
 class Store:
     """Everything the server knows; one lock, the HTTP server is single-threaded anyway."""
 
+    issued_file = None
+
+    def record_issued(self, *values):
+        if self.issued_file:
+            for value in values:
+                if value:
+                    self.issued_file.write(value + "\n")
+            self.issued_file.flush()
+
     def __init__(self):
         self.lock = threading.Lock()
         self.clients = {}
@@ -178,6 +190,7 @@ class CodeGrant(grants.AuthorizationCodeGrant):
 
     def save_authorization_code(self, code, request):
         payload = request.payload.data
+        STORE.record_issued(code)
         STORE.codes[code] = AuthorizationCode(
             code,
             request.client.get_client_id(),
@@ -293,6 +306,7 @@ class Server(AuthorizationServer):
         return STORE.clients.get(client_id)
 
     def save_token(self, token, request):
+        STORE.record_issued(token.get("access_token"), token.get("refresh_token"))
         STORE.tokens.append(Token(token, request.client.get_client_id(), request.user))
 
     def create_oauth2_request(self, request):
@@ -423,6 +437,7 @@ def main():
     parser.add_argument("--scope", default="identity read submit vote")
     parser.add_argument("--expires-in", type=int, default=3600)
     parser.add_argument("--log", default=None)
+    parser.add_argument("--issued", default=None)
     args = parser.parse_args()
 
     httpd = HTTPServer(("127.0.0.1", args.port), Handler)
@@ -433,6 +448,8 @@ def main():
     Handler.user = args.user
     if args.log:
         Handler.log_file = open(args.log, "a", buffering=1)
+    if args.issued:
+        STORE.issued_file = open(args.issued, "a")
 
     stopping = threading.Event()
 
