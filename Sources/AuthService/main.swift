@@ -50,5 +50,5 @@ await ServiceMain.run(
     } else {
         logger.info("token callers", metadata: ["callers": options.config.tokenCallers.sorted().joined(separator: ",")])
     }
-    return [AuthMethods.service(runtime: runtime)]
+    return [AuthMethods.service(runtime: runtime, concurrency: try context.arguments.int("concurrency"))]
 }

@@ -133,6 +133,9 @@ public struct OAuthConfig: Sendable, Equatable {
             }
             return url
         }
+        let authorizeURL = try url("authorize_url", required: true)!
+        let tokenURL = try url("token_url", required: true)!
+        guard let clientID = try string("client_id"), !clientID.isEmpty else { throw .missing("client_id") }
         let scopes: [String]
         switch fields["scopes"] {
         case .list(let list)?: scopes = list
@@ -146,7 +149,6 @@ public struct OAuthConfig: Sendable, Equatable {
         case nil: parameters = [:]
         default: throw .invalid("authorize_params", "must be an object of strings")
         }
-        guard let clientID = try string("client_id"), !clientID.isEmpty else { throw .missing("client_id") }
         guard let redirectURI = try string("redirect_uri"), !redirectURI.isEmpty else { throw .missing("redirect_uri") }
         guard let redirect = URLComponents(string: redirectURI), redirect.scheme != nil else {
             throw .invalid("redirect_uri", "'\(redirectURI)' is not an absolute URI")
@@ -154,7 +156,7 @@ public struct OAuthConfig: Sendable, Equatable {
         guard redirect.fragment == nil else { throw .invalid("redirect_uri", "must not have a fragment (RFC 6749 section 3.1.2)") }
         let secret = try string("client_secret").map(Secret.init)
         return OAuthConfig(
-            authorizeURL: try url("authorize_url", required: true)!, tokenURL: try url("token_url", required: true)!,
+            authorizeURL: authorizeURL, tokenURL: tokenURL,
             revokeURL: try url("revoke_url", required: false), userinfoURL: try url("userinfo_url", required: false),
             userField: try string("user_field"), clientID: clientID, clientSecret: secret, scopes: scopes, redirectURI: redirectURI,
             authorizeParameters: parameters, userAgent: try string("user_agent") ?? defaultUserAgent)
