@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Bus", targets: ["Bus"]),
         .executable(name: "busctl", targets: ["busctl"]),
+        .executable(name: "AuthService", targets: ["AuthService"]),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev. A module map with `link "zmq"` and no pkgConfig:
@@ -15,9 +16,16 @@ let package = Package(
         .target(name: "Bus", dependencies: ["CZeroMQ"]),
         .executableTarget(name: "busctl", dependencies: ["Bus"]),
         .testTarget(name: "BusTests", dependencies: ["Bus"]),
+        // libsodium from Debian's libsodium-dev (Argon2id, random bytes), as for CZeroMQ.
+        .systemLibrary(name: "CSodium", path: "Sources/CSodium"),
+        // The auth service's logic (reducer, providers, token store) apart from its executable,
+        // so unit tests drive it without sockets.
+        .target(name: "AuthCore", dependencies: ["Bus", "CSodium"]),
+        .executableTarget(name: "AuthService", dependencies: ["AuthCore", "Bus"]),
+        .testTarget(name: "AuthServiceTests", dependencies: ["AuthCore"]),
         // A fixture service the integration tests run as a real process.
         .executableTarget(name: "BusTestService", dependencies: ["Bus"], path: "Tests/BusTestService"),
-        .testTarget(name: "IntegrationTests", dependencies: ["Bus", "busctl", "BusTestService"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["Bus", "busctl", "BusTestService", "AuthService"]),
     ],
     swiftLanguageModes: [.v6]
 )

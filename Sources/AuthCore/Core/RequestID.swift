@@ -1,0 +1,6 @@
+/// Identifies one bus request waiting for its reply while the reducer works on it.
+public struct RequestID: Hashable, Sendable, CustomStringConvertible {
+    public let value: Int
+    public init(_ value: Int) { self.value = value }
+    public var description: String { "#\(value)" }
+}

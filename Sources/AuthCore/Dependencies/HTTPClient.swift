@@ -1,0 +1,112 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An HTTP request as the providers make them.
+public struct HTTPRequest: Sendable, Equatable {
+    public var method: String
+    public var url: URL
+    public var headers: [String: String]
+    public var body: Data?
+
+    public init(method: String, url: URL, headers: [String: String] = [:], body: Data? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+public struct HTTPResponse: Sendable, Equatable {
+    public var status: Int
+    /// Header names lowercased.
+    public var headers: [String: String]
+    public var body: Data
+
+    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
+        self.body = body
+    }
+}
+
+/// The request never got an HTTP answer (refused, reset, timed out, bad URL).
+public struct HTTPTransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Sends HTTP requests: URLSession, or a closure in tests.
+public struct HTTPClient: Sendable {
+    public var send: @Sendable (HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse
+
+    public init(send: @escaping @Sendable (HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse) {
+        self.send = send
+    }
+
+    /// Foundation's URLSession (libcurl on Linux, on its own threads): no cookies, no cache,
+    /// each request bounded by `timeout`.
+    public static func live(timeout: Duration = .seconds(10)) -> HTTPClient {
+        let configuration = URLSessionConfiguration.ephemeral
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        configuration.timeoutIntervalForRequest = seconds
+        configuration.timeoutIntervalForResource = seconds
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        let session = SessionBox(URLSession(configuration: configuration))
+        return HTTPClient { (request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse in
+            var urlRequest = URLRequest(url: request.url, timeoutInterval: seconds)
+            urlRequest.httpMethod = request.method
+            for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+            urlRequest.httpBody = request.body
+            do {
+                let (data, response) = try await session.session.data(for: urlRequest)
+                guard let http = response as? HTTPURLResponse else { throw HTTPTransportError("not an HTTP response") }
+                var headers: [String: String] = [:]
+                for (key, value) in http.allHeaderFields {
+                    if let key = key as? String, let value = value as? String { headers[key] = value }
+                }
+                return HTTPResponse(status: http.statusCode, headers: headers, body: data)
+            } catch let error as HTTPTransportError {
+                throw error
+            } catch let error as URLError {
+                throw HTTPTransportError("\(request.method) \(Self.endpoint(request.url)): \(Self.describe(error))")
+            } catch {
+                throw HTTPTransportError("\(request.method) \(Self.endpoint(request.url)): \(error.localizedDescription)")
+            }
+        }
+    }
+
+    /// Scheme, host, port and path: never the query (which may carry a code or a state).
+    static func endpoint(_ url: URL) -> String {
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        components?.query = nil
+        components?.fragment = nil
+        components?.user = nil
+        components?.password = nil
+        return components?.string ?? "the provider"
+    }
+
+    static func describe(_ error: URLError) -> String {
+        switch error.code {
+        case .timedOut: return "timed out"
+        case .cannotConnectToHost: return "connection refused"
+        case .cannotFindHost, .dnsLookupFailed: return "unknown host"
+        case .networkConnectionLost: return "connection lost"
+        case .notConnectedToInternet: return "no network"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate: return "TLS failed"
+        default: return "network error \(error.code.rawValue)"
+        }
+    }
+}
+
+/// URLSession is documented as safe to use from any thread; the box only tells the compiler.
+private final class SessionBox: @unchecked Sendable {
+    let session: URLSession
+    init(_ session: URLSession) { self.session = session }
+}

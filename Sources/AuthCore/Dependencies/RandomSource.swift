@@ -1,0 +1,47 @@
+import Foundation
+import Synchronization
+
+/// Where random bytes come from: libsodium's CSPRNG, or a predictable sequence in tests.
+public struct RandomSource: Sendable {
+    public var bytes: @Sendable (Int) -> [UInt8]
+
+    public init(bytes: @escaping @Sendable (Int) -> [UInt8]) { self.bytes = bytes }
+
+    /// `randombytes_buf`.
+    public static let live = RandomSource(bytes: Sodium.randomBytes)
+
+    /// Bytes 0, 1, 2, ... continuing across calls: every token differs and every run is the same.
+    public static func test() -> RandomSource {
+        let counter = Mutex<UInt8>(0)
+        return RandomSource { count in
+            counter.withLock { next in
+                (0..<count).map { _ in
+                    defer { next &+= 1 }
+                    return next
+                }
+            }
+        }
+    }
+
+    /// 256 random bits as unpadded base64url (43 characters): tokens, `state`, PKCE verifiers
+    /// (which RFC 7636 wants 43 to 128 characters of `[A-Za-z0-9-._~]`).
+    public func token() -> String { Base64URL.encode(bytes(32)) }
+}
+
+/// Unpadded base64url (RFC 4648 section 5).
+public enum Base64URL {
+    public static func encode(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
+
+/// SHA-256 for PKCE challenges and stored token digests.
+public enum Digest {
+    public static func sha256(_ text: String) -> [UInt8] { Sodium.sha256(Array(text.utf8)) }
+    public static func sha256Hex(_ text: String) -> String { sha256(text).map { String(format: "%02x", $0) }.joined() }
+    /// The PKCE S256 challenge of a verifier: BASE64URL(SHA256(ASCII(verifier))).
+    public static func pkceChallenge(_ verifier: Secret) -> String { Base64URL.encode(sha256(verifier.revealed)) }
+}

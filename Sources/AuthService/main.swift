@@ -1,0 +1,54 @@
+// The auth service: who is signed in, broadcast as the retained `auth.state`; the tokens stay
+// here and go only to allowed callers of `token`.
+import AuthCore
+import Bus
+import Foundation
+
+await ServiceMain.run(
+    name: "auth", overview: "Sign-in state for the bus: OAuth 2.0 (PKCE) or local users; publishes auth.state.",
+    options: AuthOptions.specs
+) { context in
+    let options: AuthOptions
+    do throws(UsageError) {
+        options = try AuthOptions(context.arguments)
+    } catch {
+        FileHandle.standardError.write(Data("error: \(error.message)\nusage: auth [options] (see --help)\n".utf8))
+        exit(64)
+    }
+    let logger = context.logger
+    let bus = context.bus
+    let stateDirectory = try context.stateDirectory()
+    let dependencies = AuthDependencies.live(stateDirectory: stateDirectory, httpTimeout: options.httpTimeout)
+
+    let provider: any IdentityProvider
+    switch options.provider {
+    case .local:
+        provider = try LocalProvider(
+            usersFile: stateDirectory.appendingPathComponent("users.json"), hasher: dependencies.passwordHasher,
+            random: dependencies.random, clock: dependencies.clock, accessLifetime: options.accessTTL,
+            refreshLifetime: options.refreshTTL, scopes: options.localScopes)
+        logger.info("local provider", metadata: ["state_dir": stateDirectory.path])
+    case .oauth:
+        let config = options.oauth!
+        provider = OAuthProvider(config: config, http: dependencies.http, clock: dependencies.clock, logger: logger)
+        logger.info("oauth provider", metadata: [
+            "authorize": config.authorizeURL.absoluteString, "token": config.tokenURL.absoluteString,
+            "revoke": config.revokeURL?.absoluteString ?? "none", "client_id": config.clientID, "scopes": config.scopes.joined(separator: " "),
+        ])
+    }
+
+    let runtime = AuthRuntime(config: options.config, provider: provider, dependencies: dependencies, logger: logger) { snapshot in
+        do {
+            try await bus.publish("auth.state", snapshot, retain: true)
+        } catch {
+            logger.error("could not publish auth.state", metadata: ["error": "\(error)"])
+        }
+    }
+    try await runtime.start()
+    if options.config.tokenCallers.isEmpty {
+        logger.info("no --token-callers: nobody may read the access token")
+    } else {
+        logger.info("token callers", metadata: ["callers": options.config.tokenCallers.sorted().joined(separator: ",")])
+    }
+    return [AuthMethods.service(runtime: runtime, concurrency: try context.arguments.int("concurrency"))]
+}
