@@ -14,6 +14,7 @@ struct UpCommand: BusctlCommand {
         OptionSpec("bin-dir", value: "DIR", help: "Where the package's service executables are (default: busctl's folder)."),
         OptionSpec("register-timeout", value: "S", help: "How long each process has to register (the kernel: to answer).", default: "10"),
         OptionSpec("stop-timeout", value: "S", help: "How long a process has to exit after SIGTERM before SIGKILL.", default: "3"),
+        OptionSpec("secure", help: "Turn on CURVE security: keys in STATE/keys, made on first run (or the --keys folder)."),
     ]
     static let discussion: String? = """
         Starts 'busctl kernel' (this binary) on --kernel, then the package's services in this
@@ -40,7 +41,13 @@ struct UpCommand: BusctlCommand {
         The supervisor is on the bus as the service 'supervisor': methods status,
         restart {"service"} and replace {"service","binary","timeout_ms"} (see 'busctl restart'
         and 'busctl replace'). Exit status: 0 after a clean stop, 1 when the kernel cannot
-        start (e.g. its port is in use), 64 for bad arguments.
+        start (e.g. its port is in use), 64 for bad arguments, 78 when keys are unusable.
+
+        With --secure (or --keys DIR) every process runs with CURVE and the kernel's ZAP
+        handler: the key pairs of the kernel, the supervisor, busctl and every service are made
+        in STATE/keys (0700; secret files 0600) on first run and admitted in
+        STATE/keys/authorized; the folder is printed. Use it with other busctl commands:
+        BUS_KEYS=STATE/keys busctl services.
         """
 
     /// The package's services, in start order: (service name, executable name).
@@ -68,6 +75,8 @@ struct UpCommand: BusctlCommand {
     var binDirectory: URL?
     var registerTimeout: Duration
     var stopTimeout: Duration
+    /// The keys folder when security is on (--secure: STATE/keys; --keys: as given).
+    var keys: URL?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         endpoints = try arguments.endpoints()
@@ -76,6 +85,11 @@ struct UpCommand: BusctlCommand {
         registerTimeout = try Self.positiveSeconds(arguments, "register-timeout") ?? .seconds(10)
         stopTimeout = try Self.positiveSeconds(arguments, "stop-timeout") ?? .seconds(3)
         stateDirectory = arguments.value("state-dir").map { URL(fileURLWithPath: $0) } ?? ServiceContext.defaultDataDirectory()
+        if let keys = arguments.value("keys") {
+            self.keys = URL(fileURLWithPath: keys)
+        } else if arguments.flag("secure") {
+            keys = stateDirectory.appendingPathComponent("keys")
+        }
         binDirectory = arguments.value("bin-dir").map { URL(fileURLWithPath: $0) }
 
         var services = Self.packageServices.map { Selected(name: $0.name) }
@@ -156,10 +170,22 @@ struct UpCommand: BusctlCommand {
             throw CommandFailure("cannot create the state directory \(stateDirectory.path): \(error.localizedDescription)")
         }
 
-        let common = [
+        var common = [
             "--kernel", endpoints.requests, "--events-in", endpoints.eventsIn, "--events-out", endpoints.eventsOut,
             "--log-level", levelName,
         ]
+        var security: ClientSecurity?
+        if let keys {
+            do {
+                let made = try Self.prepareKeys(keys, identities: ["supervisor", "busctl"] + runnable.map(\.name))
+                security = try ClientSecurity.load(keys: keys, identity: "supervisor")
+                let note = made.isEmpty ? "" : " (made: \(made.joined(separator: ", ")))"
+                FileHandle.standardOutput.write(Data("[supervisor] security on: CURVE keys in \(keys.path)\(note); other busctl commands: BUS_KEYS=\(keys.path)\n".utf8))
+            } catch {
+                throw CommandFailure("security: \(error)", code: ExitCode.configError)
+            }
+            common += ["--keys", keys.path]
+        }
         let kernel = ProgramSpec(name: "kernel", executable: busctl, arguments: ["kernel"] + common)
         let specs = runnable.map { service in
             let state = stateDirectory.appendingPathComponent(service.name).path
@@ -168,7 +194,7 @@ struct UpCommand: BusctlCommand {
                 environment: [
                     "BUS_KERNEL": endpoints.requests, "BUS_EVENTS_IN": endpoints.eventsIn, "BUS_EVENTS_OUT": endpoints.eventsOut,
                     "BUS_LOG_LEVEL": levelName, "BUS_STATE_DIR": state, "BUS_SERVICE": service.name,
-                ])
+                ].merging(keys.map { ["BUS_KEYS": $0.path] } ?? [:]) { a, _ in a })
         }
 
         let allNames = ["kernel"] + selected.map(\.name)
@@ -184,6 +210,7 @@ struct UpCommand: BusctlCommand {
 
         var options = BusOptions(endpoints: endpoints, name: SupervisorAPI.service)
         options.logger = Logger(label: "supervisor", level: max(level, .warning))
+        options.security = security
         let bus = BusClient(options: options)
         var settings = Supervisor.Settings(endpoints: endpoints)
         settings.registerTimeout = registerTimeout
@@ -191,6 +218,29 @@ struct UpCommand: BusctlCommand {
         settings.nameWidth = width
         let supervisor = Supervisor(kernel: kernel, services: specs, settings: settings, printer: printer, bus: bus)
         return await Self.supervise(supervisor, bus: bus, signals: signals, printer: printer, notBuilt: notBuilt.count)
+    }
+
+    /// Makes the kernel's key pair and every identity's that is missing, admits each identity
+    /// (authorized/NAME.key), and returns the names it made.
+    static func prepareKeys(_ keys: URL, identities: [String]) throws -> [String] {
+        try makePrivateDirectory(keys)
+        let authorized = keys.appendingPathComponent("authorized")
+        try FileManager.default.createDirectory(at: authorized, withIntermediateDirectories: true)
+        var made: [String] = []
+        for identity in ["kernel"] + identities {
+            let secret = keys.appendingPathComponent("\(identity).key_secret")
+            if !FileManager.default.fileExists(atPath: secret.path) {
+                try CurveKeyPair.generate().write(name: identity, to: keys)
+                made.append(identity)
+            }
+            guard identity != "kernel" else { continue }
+            let admitted = authorized.appendingPathComponent("\(identity).key")
+            if !FileManager.default.fileExists(atPath: admitted.path) {
+                let pair = try CurveKeyPair.load(secret)
+                try CurveKeyPair(publicKey: pair.publicKey, secretKey: nil).write(name: identity, to: authorized)
+            }
+        }
+        return made
     }
 
     private enum Event: Sendable {

@@ -7,16 +7,21 @@ import Foundation
 struct SupervisorCall: Sendable {
     static let options: [OptionSpec] = OptionSpec.common + [
         OptionSpec("json", help: "Print the supervisor's reply as one JSON line."),
+        OptionSpec("identity", value: "NAME", help: "With --keys: whose key pair to use.", environment: "BUSCTL_IDENTITY", default: "busctl"),
     ]
 
     var endpoints: Endpoints
     var level: Logger.Level
     var json: Bool
+    var keys: String?
+    var identity: String
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         endpoints = try arguments.endpoints()
         level = try arguments.logLevel()
         json = arguments.flag("json")
+        keys = arguments.value("keys")
+        identity = arguments.value("identity") ?? "busctl"
     }
 
     /// Calls `supervisor.method` and decodes the 2xx reply.
@@ -27,6 +32,13 @@ struct SupervisorCall: Sendable {
     ) async throws -> SupervisorAPI.ChangeReply {
         var options = BusOptions(endpoints: endpoints, name: "busctl")
         options.logger = Logger(label: "busctl", level: max(level, .warning))
+        if let keys {
+            do {
+                options.security = try ClientSecurity.load(keys: URL(fileURLWithPath: keys), identity: identity)
+            } catch {
+                throw CommandFailure("security: \(error)", code: ExitCode.configError)
+            }
+        }
         let client = BusClient(options: options)
         do {
             let reply = try await call(client, method, request, timeout: timeout)
