@@ -14,6 +14,12 @@ let package = Package(
         .systemLibrary(name: "CZeroMQ", path: "Sources/CZeroMQ"),
         .target(name: "Bus", dependencies: ["CZeroMQ"]),
         .executableTarget(name: "busctl", dependencies: ["Bus"]),
+        // SQLite from Debian's libsqlite3-dev, the same way as libzmq: `link "sqlite3"`, no pkgConfig.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        // The storage engine of `persist` (SQLite on dedicated threads), its bus shell and its
+        // benchmark; unit-tested without sockets.
+        .target(name: "PersistCore", dependencies: ["Bus", "CSQLite"]),
+        .testTarget(name: "PersistTests", dependencies: ["PersistCore", "Bus"]),
         .testTarget(name: "BusTests", dependencies: ["Bus"]),
         // A fixture service the integration tests run as a real process.
         .executableTarget(name: "BusTestService", dependencies: ["Bus"], path: "Tests/BusTestService"),

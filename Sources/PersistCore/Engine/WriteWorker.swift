@@ -1,0 +1,304 @@
+import Foundation
+
+/// The write side: one dedicated thread owning the write connection, fed through a bounded
+/// queue. Group commit: the thread takes everything queued (up to `maxBatch`) and commits it in
+/// one transaction, so a burst costs one fsync per batch; while it commits, the next batch
+/// gathers. No artificial delay: an event alone is committed at once.
+///
+/// A failed commit (disk full, read-only, I/O error) is rolled back and retried with backoff,
+/// the batch kept in order; producers wait when the queue is full. Nothing is reported as
+/// committed before `COMMIT` returned.
+final class WriteWorker: @unchecked Sendable {
+    // @unchecked: every mutable field below is guarded by `condition`; the connection is
+    // confined to the worker's thread.
+    struct Pending {
+        var event: StoredEvent
+        var enqueued: ContinuousClock.Instant
+    }
+
+    typealias Job = @Sendable (PersistStore) -> Void
+
+    struct Settings: Sendable {
+        var capacity = 50_000
+        var maxBatch = 5_000
+        var retryInitial: Duration = .milliseconds(100)
+        var retryMax: Duration = .seconds(5)
+        var recordLatency = false
+        var retention = RetentionPolicy.standard
+    }
+
+    private let condition = NSCondition()
+    private var queue: [Pending] = []
+    private var head = 0
+    private var jobs: [Job] = []
+    private var spaceWaiters: [CheckedContinuation<Void, Never>] = []
+    private var stopping = false
+    private var stopped = false
+    private var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    private var stats = WriterStatistics()
+
+    let settings: Settings
+    let emit: @Sendable (EngineEvent) -> Void
+
+    private init(settings: Settings, emit: @escaping @Sendable (EngineEvent) -> Void) {
+        self.settings = settings
+        self.emit = emit
+        stats.queueCapacity = settings.capacity
+    }
+
+    /// Starts the thread, which opens (checks, maybe quarantines) the database; returns once it
+    /// is open, or throws why it could not be.
+    static func start(_ options: DatabaseOpener.Options, settings: Settings,
+                      emit: @escaping @Sendable (EngineEvent) -> Void) async throws(PersistError) -> (WriteWorker, Quarantine?) {
+        let worker = WriteWorker(settings: settings, emit: emit)
+        let opened: Result<Quarantine?, PersistError> = await withCheckedContinuation { continuation in
+            let thread = Thread {
+                let store: PersistStore
+                let heads: [String: SnapshotHead]
+                do throws(PersistError) {
+                    let result = try DatabaseOpener.open(options)
+                    store = result.store
+                    do throws(SQLiteError) {
+                        heads = try store.snapshotHeads()
+                    } catch {
+                        store.close()
+                        throw PersistError.sqlite(error)
+                    }
+                    continuation.resume(returning: .success(result.quarantine))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                    return
+                }
+                worker.run(store: store, heads: heads)
+            }
+            thread.name = "persist.writer"
+            thread.start()
+        }
+        return (worker, try opened.get())
+    }
+
+    private var pendingCount: Int { queue.count - head }
+
+    /// Queues an event; waits while the queue is full. Returns false once the worker stops.
+    func append(_ event: StoredEvent) async -> Bool {
+        let pending = Pending(event: event, enqueued: .now)
+        while true {
+            if let accepted = enqueue(pending) { return accepted }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                condition.lock()
+                let ready = stopping || pendingCount < settings.capacity
+                if !ready { spaceWaiters.append(continuation) }
+                condition.unlock()
+                if ready { continuation.resume() }
+            }
+        }
+    }
+
+    /// Queues `pending` if there is room: true, false when stopping, nil when full.
+    private func enqueue(_ pending: Pending) -> Bool? {
+        condition.lock()
+        defer { condition.unlock() }
+        if stopping { return false }
+        guard pendingCount < settings.capacity else { return nil }
+        queue.append(pending)
+        stats.queueDepth = pendingCount
+        condition.signal()
+        return true
+    }
+
+    /// Runs `body` on the writer thread, between batches (compaction, limits).
+    func perform<T: Sendable>(_ body: @escaping @Sendable (PersistStore) throws -> T) async throws -> T {
+        let result: Result<T, any Error> = await withCheckedContinuation { continuation in
+            condition.lock()
+            guard !stopping else {
+                condition.unlock()
+                continuation.resume(returning: .failure(PersistError.closed))
+                return
+            }
+            jobs.append { store in
+                do {
+                    continuation.resume(returning: .success(try body(store)))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+            condition.signal()
+            condition.unlock()
+        }
+        return try result.get()
+    }
+
+    var statistics: WriterStatistics {
+        condition.lock()
+        defer { condition.unlock() }
+        var copy = stats
+        copy.queueDepth = pendingCount
+        return copy
+    }
+
+    /// Commits what is queued (a bounded number of attempts if writes fail), closes the
+    /// connection and stops the thread.
+    func stop() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            condition.lock()
+            if stopped {
+                condition.unlock()
+                continuation.resume()
+                return
+            }
+            stopping = true
+            stopWaiters.append(continuation)
+            let waiters = spaceWaiters
+            spaceWaiters.removeAll()
+            condition.signal()
+            condition.unlock()
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    // MARK: the thread
+
+    private func run(store: PersistStore, heads initialHeads: [String: SnapshotHead]) {
+        var heads = initialHeads
+        var carry: [Pending] = []
+        var attempt = 0
+        var failingSince: UInt64 = 0
+        var retryAt: Date?
+        var lastAutoCompact: ContinuousClock.Instant?
+        while true {
+            condition.lock()
+            while !stopping && jobs.isEmpty
+                && (carry.isEmpty ? pendingCount == 0 : retryAt.map { Date() < $0 } ?? false)
+            {
+                if let retryAt { _ = condition.wait(until: retryAt) } else { condition.wait() }
+            }
+            let runJobs = jobs
+            jobs.removeAll()
+            var released: [CheckedContinuation<Void, Never>] = []
+            if carry.isEmpty && pendingCount > 0 {
+                let end = min(queue.count, head + settings.maxBatch)
+                carry = Array(queue[head..<end])
+                head = end
+                if head == queue.count {
+                    queue.removeAll(keepingCapacity: true)
+                    head = 0
+                } else if head > 4096 && head * 2 > queue.count {
+                    queue.removeFirst(head)
+                    head = 0
+                }
+                stats.queueDepth = pendingCount
+                released = spaceWaiters
+                spaceWaiters.removeAll()
+            }
+            let stop = stopping
+            condition.unlock()
+            for waiter in released { waiter.resume() }
+
+            for job in runJobs { job(store) }
+
+            let due = retryAt.map { Date() >= $0 } ?? true
+            if !carry.isEmpty && (due || stop) {
+                let started = ContinuousClock.now
+                do {
+                    let result = try store.append(carry.map(\.event), heads: heads)
+                    let committed = ContinuousClock.now
+                    for (topic, head) in result.heads { heads[topic] = head }
+                    let report = record(result, batch: carry, started: started, committed: committed)
+                    carry.removeAll(keepingCapacity: true)
+                    retryAt = nil
+                    if attempt > 0 {
+                        emit(.recovered(failures: attempt, failingSinceMicros: failingSince))
+                        attempt = 0
+                    }
+                    emit(.committed(report))
+                } catch {
+                    attempt += 1
+                    if attempt == 1 { failingSince = PersistStore.microsNow() }
+                    let delay = backoff(attempt)
+                    retryAt = Date() + Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+                    let pending = carry.count + withLock { pendingCount }
+                    withLock {
+                        stats.writeErrors += 1
+                        stats.lastErrorCode = error.kind
+                        stats.lastError = error.description
+                        stats.lastErrorMicros = PersistStore.microsNow()
+                        stats.failingSinceMicros = failingSince
+                    }
+                    emit(.writeFailed(WriteFailure(error: error, attempt: attempt, pending: pending, retryIn: delay, failingSinceMicros: failingSince)))
+                    if error.isFull, lastAutoCompact.map({ ContinuousClock.now - $0 > .seconds(60) }) ?? true {
+                        lastAutoCompact = .now
+                        compact(store, automatic: true)
+                    }
+                    if stop && attempt >= 3 {
+                        let lost = carry.count + withLock { () -> Int in
+                            let n = pendingCount
+                            queue.removeAll()
+                            head = 0
+                            return n
+                        }
+                        carry.removeAll()
+                        emit(.abandoned(count: lost, error: error))
+                    }
+                }
+            }
+            if stop && carry.isEmpty && withLock({ pendingCount == 0 && jobs.isEmpty }) { break }
+        }
+        try? store.checkpoint()
+        store.close()
+        condition.lock()
+        stopped = true
+        let waiters = stopWaiters
+        stopWaiters.removeAll()
+        condition.unlock()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Applies retention on the writer thread (between batches) and reports it.
+    @discardableResult
+    func compact(_ store: PersistStore, automatic: Bool) -> Result<CompactResult, SQLiteError> {
+        do {
+            let result = try store.compact(policy: settings.retention, nowMicros: PersistStore.microsNow())
+            withLock {
+                stats.compactions += 1
+                stats.lastCompact = result
+                stats.lastCompactMicros = PersistStore.microsNow()
+            }
+            emit(.compacted(result, automatic: automatic))
+            return .success(result)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func record(_ result: PersistStore.AppendResult, batch: [Pending], started: ContinuousClock.Instant,
+                        committed: ContinuousClock.Instant) -> CommitReport {
+        let now = PersistStore.microsNow()
+        let number: UInt64 = withLock {
+            stats.commits += 1
+            stats.committedEvents += UInt64(batch.count)
+            stats.duplicates += UInt64(result.duplicates)
+            stats.lastCommitMicros = now
+            stats.lastCommitDuration = committed - started
+            stats.lastBatch = batch.count
+            stats.largestBatch = max(stats.largestBatch, batch.count)
+            stats.failingSinceMicros = nil
+            return stats.commits
+        }
+        return CommitReport(
+            number: number, events: batch.count, inserted: result.inserted.count, duplicates: result.duplicates,
+            committedMicros: now, duration: committed - started, committed: CommittedRanges.from(batch.map(\.event)),
+            latencies: settings.recordLatency ? batch.map { committed - $0.enqueued } : [])
+    }
+
+    private func backoff(_ attempt: Int) -> Duration {
+        var delay = settings.retryInitial
+        for _ in 1..<min(attempt, 16) { delay = delay * 2 }
+        return min(delay, settings.retryMax)
+    }
+
+    private func withLock<T>(_ body: () -> T) -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        return body()
+    }
+}
