@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Bus", targets: ["Bus"]),
         .executable(name: "busctl", targets: ["busctl"]),
+        .executable(name: "PersistService", targets: ["PersistService"]),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev. A module map with `link "zmq"` and no pkgConfig:
@@ -19,11 +20,12 @@ let package = Package(
         // The storage engine of `persist` (SQLite on dedicated threads), its bus shell and its
         // benchmark; unit-tested without sockets.
         .target(name: "PersistCore", dependencies: ["Bus", "CSQLite"]),
+        .executableTarget(name: "PersistService", dependencies: ["Bus", "PersistCore"]),
         .testTarget(name: "PersistTests", dependencies: ["PersistCore", "Bus"]),
         .testTarget(name: "BusTests", dependencies: ["Bus"]),
         // A fixture service the integration tests run as a real process.
         .executableTarget(name: "BusTestService", dependencies: ["Bus"], path: "Tests/BusTestService"),
-        .testTarget(name: "IntegrationTests", dependencies: ["Bus", "busctl", "BusTestService"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["Bus", "busctl", "BusTestService", "PersistService"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -145,7 +145,7 @@ struct PersistEngineTests {
             config.retention = try RetentionPolicy(parsing: "feed.=-:5,old.=1h:-")
             let engine = try await PersistEngine.open(config)
             let events = EngineEvents(engine)
-            let now = PersistStore.microsNow()
+            let now = WallClock.microsNow()
             for seq in UInt64(1)...20 {
                 await engine.append(event("feed.x", seq: seq, value: Int(seq)))
                 await engine.append(event("auth.state", seq: seq, value: Int(seq)))

@@ -81,7 +81,7 @@ func event(_ topic: String, seq: UInt64, value: Int, instance: String = "svc-1",
            time: UInt64? = nil, origin: EventOrigin = .live, stored: UInt64? = nil) -> StoredEvent {
     let meta = EventMeta(flags: flags, seq: seq, timestampMicros: time ?? (1_700_000_000_000_000 + seq), source: "svc", instance: instance)
     return StoredEvent(topic: topic, meta: meta, payload: Array("{\"value\":\(value)}".utf8),
-                       storedMicros: stored ?? PersistStore.microsNow(), origin: origin)
+                       storedMicros: stored ?? WallClock.microsNow(), origin: origin)
 }
 
 func configuration(_ dir: TempDirectory) -> PersistEngine.Configuration {

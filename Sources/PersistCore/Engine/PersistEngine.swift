@@ -130,8 +130,9 @@ public final class PersistEngine: Sendable {
 
     /// Commits what is queued, checkpoints, closes both connections and stops the threads.
     public func close() async {
-        await writer.stop()
+        // The reader first: the writer, closing last, checkpoints and removes the WAL.
         await reader.stop()
+        await writer.stop()
         eventSink.finish()
     }
 

@@ -213,7 +213,7 @@ final class WriteWorker: @unchecked Sendable {
                     emit(.committed(report))
                 } catch {
                     attempt += 1
-                    if attempt == 1 { failingSince = PersistStore.microsNow() }
+                    if attempt == 1 { failingSince = WallClock.microsNow() }
                     let delay = backoff(attempt)
                     retryAt = Date() + Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
                     let pending = carry.count + withLock { pendingCount }
@@ -221,7 +221,7 @@ final class WriteWorker: @unchecked Sendable {
                         stats.writeErrors += 1
                         stats.lastErrorCode = error.kind
                         stats.lastError = error.description
-                        stats.lastErrorMicros = PersistStore.microsNow()
+                        stats.lastErrorMicros = WallClock.microsNow()
                         stats.failingSinceMicros = failingSince
                     }
                     emit(.writeFailed(WriteFailure(error: error, attempt: attempt, pending: pending, retryIn: delay, failingSinceMicros: failingSince)))
@@ -257,11 +257,11 @@ final class WriteWorker: @unchecked Sendable {
     @discardableResult
     func compact(_ store: PersistStore, automatic: Bool) -> Result<CompactResult, SQLiteError> {
         do {
-            let result = try store.compact(policy: settings.retention, nowMicros: PersistStore.microsNow())
+            let result = try store.compact(policy: settings.retention, nowMicros: WallClock.microsNow())
             withLock {
                 stats.compactions += 1
                 stats.lastCompact = result
-                stats.lastCompactMicros = PersistStore.microsNow()
+                stats.lastCompactMicros = WallClock.microsNow()
             }
             emit(.compacted(result, automatic: automatic))
             return .success(result)
@@ -272,7 +272,7 @@ final class WriteWorker: @unchecked Sendable {
 
     private func record(_ result: PersistStore.AppendResult, batch: [Pending], started: ContinuousClock.Instant,
                         committed: ContinuousClock.Instant) -> CommitReport {
-        let now = PersistStore.microsNow()
+        let now = WallClock.microsNow()
         let number: UInt64 = withLock {
             stats.commits += 1
             stats.committedEvents += UInt64(batch.count)

@@ -86,7 +86,7 @@ final class PersistStore {
                 INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '1');
                 """)
             let insert = try connection.statement("INSERT OR IGNORE INTO meta(key, value) VALUES ('created_us', ?1)")
-            try insert.bind(1, String(Self.microsNow()))
+            try insert.bind(1, String(WallClock.microsNow()))
             try insert.run()
             let version = Int64(try connection.strings("SELECT value FROM meta WHERE key = 'schema_version'").first ?? "1") ?? 1
             if version > Self.schemaVersion { throw PersistError.unsupportedSchema(path: path, version: version) }
@@ -195,6 +195,10 @@ final class PersistStore {
         return event
     }
 
+}
+
+/// Microseconds since the Unix epoch.
+enum WallClock {
     static func microsNow() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
