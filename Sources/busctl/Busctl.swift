@@ -56,6 +56,8 @@ struct CommandFailure: Error {
 struct Busctl {
     static let commands: [any BusctlCommand.Type] = [
         KernelCommand.self,
+        HistoryCommand.self,
+        RestoreCommand.self,
     ]
 
     static var overview: String {
