@@ -1,13 +1,15 @@
 import Foundation
 
 /// The write side: one dedicated thread owning the write connection, fed through a bounded
-/// queue. Group commit: the thread takes everything queued (up to `maxBatch`) and commits it in
-/// one transaction, so a burst costs one fsync per batch; while it commits, the next batch
-/// gathers. No artificial delay: an event alone is committed at once.
+/// queue. Group commit: the thread takes everything queued (up to `maxBatch` events and
+/// `maxBatchBytes`) and commits it in one transaction, so a burst costs one fsync per batch;
+/// while it commits, the next batch gathers. No artificial delay: an event alone is committed
+/// at once.
 ///
 /// A failed commit (disk full, read-only, I/O error) is rolled back and retried with backoff,
-/// the batch kept in order; producers wait when the queue is full. Nothing is reported as
-/// committed before `COMMIT` returned.
+/// the batch kept in order (on disk full, at once with half the batch, so what fits is
+/// committed); producers wait when the queue is full. Nothing is reported as committed before
+/// `COMMIT` returned.
 final class WriteWorker: @unchecked Sendable {
     // @unchecked: every mutable field below is guarded by `condition`; the connection is
     // confined to the worker's thread.
@@ -21,6 +23,8 @@ final class WriteWorker: @unchecked Sendable {
     struct Settings: Sendable {
         var capacity = 50_000
         var maxBatch = 5_000
+        /// Payload bytes in one transaction (at least one event).
+        var maxBatchBytes = 8 << 20
         var retryInitial: Duration = .milliseconds(100)
         var retryMax: Duration = .seconds(5)
         var recordLatency = false
@@ -160,11 +164,16 @@ final class WriteWorker: @unchecked Sendable {
 
     private func run(store: PersistStore, heads initialHeads: [String: SnapshotHead]) {
         var heads = initialHeads
+        // The batch being written; kept, in order, until every event in it is committed.
         var carry: [Pending] = []
+        // How much of `carry` the next transaction takes: all of it, halved after each
+        // disk-full failure, so whatever fits is committed.
+        var attemptLimit = Int.max
         var attempt = 0
         var failingSince: UInt64 = 0
         var retryAt: Date?
         var lastAutoCompact: ContinuousClock.Instant?
+        var committedSinceAutoCompact = 0
         while true {
             condition.lock()
             while !stopping && jobs.isEmpty
@@ -176,7 +185,14 @@ final class WriteWorker: @unchecked Sendable {
             jobs.removeAll()
             var released: [CheckedContinuation<Void, Never>] = []
             if carry.isEmpty && pendingCount > 0 {
-                let end = min(queue.count, head + settings.maxBatch)
+                var end = head
+                var bytes = 0
+                while end < queue.count && end - head < settings.maxBatch
+                    && (end == head || bytes + queue[end].event.size <= settings.maxBatchBytes)
+                {
+                    bytes += queue[end].event.size
+                    end += 1
+                }
                 carry = Array(queue[head..<end])
                 head = end
                 if head == queue.count {
@@ -198,23 +214,35 @@ final class WriteWorker: @unchecked Sendable {
 
             let due = retryAt.map { Date() >= $0 } ?? true
             if !carry.isEmpty && (due || stop) {
+                let size = min(carry.count, attemptLimit)
+                let batch = Array(carry.prefix(size))
                 let started = ContinuousClock.now
                 do {
-                    let result = try store.append(carry.map(\.event), heads: heads)
+                    let result = try store.append(batch.map(\.event), heads: heads)
                     let committed = ContinuousClock.now
                     for (topic, head) in result.heads { heads[topic] = head }
-                    let report = record(result, batch: carry, started: started, committed: committed)
-                    carry.removeAll(keepingCapacity: true)
+                    let report = record(result, batch: batch, started: started, committed: committed)
+                    carry.removeFirst(size)
+                    committedSinceAutoCompact += size
                     retryAt = nil
-                    if attempt > 0 {
-                        emit(.recovered(failures: attempt, failingSinceMicros: failingSince))
-                        attempt = 0
+                    if carry.isEmpty {
+                        attemptLimit = .max
+                        if attempt > 0 {
+                            withLock { stats.failingSinceMicros = nil }
+                            emit(.recovered(failures: attempt, failingSinceMicros: failingSince))
+                            attempt = 0
+                        }
                     }
                     emit(.committed(report))
                 } catch {
                     attempt += 1
                     if attempt == 1 { failingSince = WallClock.microsNow() }
-                    let delay = backoff(attempt)
+                    var delay = backoff(attempt)
+                    if error.isFull && size > 1 {
+                        // Commit what fits: retry at once with half as many events.
+                        attemptLimit = size / 2
+                        delay = .zero
+                    }
                     retryAt = Date() + Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
                     let pending = carry.count + withLock { pendingCount }
                     withLock {
@@ -225,8 +253,13 @@ final class WriteWorker: @unchecked Sendable {
                         stats.failingSinceMicros = failingSince
                     }
                     emit(.writeFailed(WriteFailure(error: error, attempt: attempt, pending: pending, retryIn: delay, failingSinceMicros: failingSince)))
-                    if error.isFull, lastAutoCompact.map({ ContinuousClock.now - $0 > .seconds(60) }) ?? true {
+                    // Retention may free pages: try it when full, again only once something was
+                    // written since (or after a minute).
+                    if error.isFull,
+                        lastAutoCompact == nil || committedSinceAutoCompact > 0 || ContinuousClock.now - lastAutoCompact! > .seconds(60)
+                    {
                         lastAutoCompact = .now
+                        committedSinceAutoCompact = 0
                         compact(store, automatic: true)
                     }
                     if stop && attempt >= 3 {
@@ -281,7 +314,6 @@ final class WriteWorker: @unchecked Sendable {
             stats.lastCommitDuration = committed - started
             stats.lastBatch = batch.count
             stats.largestBatch = max(stats.largestBatch, batch.count)
-            stats.failingSinceMicros = nil
             return stats.commits
         }
         return CommitReport(

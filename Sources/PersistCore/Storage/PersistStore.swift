@@ -123,6 +123,8 @@ final class PersistStore {
             let insert = try connection.statement("INSERT OR IGNORE INTO events(\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")
             let snapshot = try connection.statement(
                 "INSERT OR REPLACE INTO snapshots(\(Self.columns), event_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)")
+            // The rule is applied event by event; only each topic's final winner is written.
+            var winners: [String: StoredEvent] = [:]
             for event in batch {
                 try Self.bind(event, to: insert)
                 try insert.run()
@@ -136,11 +138,14 @@ final class PersistStore {
                 result.bytes += event.size
                 let head = SnapshotHead(seq: event.meta.seq, flags: event.meta.flags)
                 if SnapshotRule.replaces(result.heads[event.topic] ?? heads[event.topic], with: head) {
-                    try Self.bind(stored, to: snapshot)
-                    try snapshot.bind(14, stored.id)
-                    try snapshot.run()
                     result.heads[event.topic] = head
+                    winners[event.topic] = stored
                 }
+            }
+            for stored in winners.values {
+                try Self.bind(stored, to: snapshot)
+                try snapshot.bind(14, stored.id)
+                try snapshot.run()
             }
             try connection.execute("COMMIT")
         } catch {
