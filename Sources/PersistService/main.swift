@@ -17,6 +17,7 @@ let persistOptions: [OptionSpec] = [
     OptionSpec("max-batch", value: "N", help: "Most events committed in one transaction.", default: "5000"),
     OptionSpec("bench", help: "Run the benchmark (in-process kernel, raw SQLite baseline) instead of the service, then exit."),
     OptionSpec("seconds", value: "S", help: "With --bench: seconds per phase.", default: "3"),
+    OptionSpec("window", value: "N", help: "With --bench: most events unacknowledged at once (a closed loop).", default: "1000"),
     OptionSpec("json", help: "With --bench: print the result as JSON."),
 ]
 
@@ -29,6 +30,10 @@ func runBenchmark(_ arguments: [String]) async -> Never {
             guard seconds > 0 else { throw UsageError("--seconds must be above 0") }
             options.seconds = seconds
         }
+        if let window = try parsed.int("window") {
+            guard window >= 1 else { throw UsageError("--window must be at least 1") }
+            options.window = window
+        }
         if let mode = parsed.value("synchronous") {
             guard let durability = Durability(rawValue: mode) else { throw UsageError("--synchronous is full or normal, not '\(mode)'") }
             options.durability = durability
@@ -38,7 +43,7 @@ func runBenchmark(_ arguments: [String]) async -> Never {
         print(parsed.flag("json") ? result.json : result.text, terminator: "")
         exit(0)
     } catch let error as UsageError {
-        FileHandle.standardError.write(Data("error: \(error.message)\nusage: PersistService --bench [--seconds S] [--json]\n".utf8))
+        FileHandle.standardError.write(Data("error: \(error.message)\nusage: PersistService --bench [--seconds S] [--window N] [--synchronous full|normal] [--json]\n".utf8))
         exit(64)
     } catch {
         FileHandle.standardError.write(Data("error: benchmark failed: \(error)\n".utf8))

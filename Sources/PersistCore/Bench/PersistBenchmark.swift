@@ -19,7 +19,7 @@ public enum PersistBenchmark {
         public var seconds: Double = 3
         public var topics = 16
         public var payloadBytes = 64
-        public var window = 2000
+        public var window = 1000
         public var durability: Durability = .full
         /// Where the two temporary databases go (removed afterwards); default: the temp folder.
         public var directory: URL?

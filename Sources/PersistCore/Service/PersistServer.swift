@@ -28,7 +28,13 @@ public final class PersistServer: Sendable {
     let startedMicros = WallClock.microsNow()
     let counters = Mutex(IngestCounters())
     let healing = Mutex(Set<String>())
-    let resyncing = Mutex(false)
+    let resyncing = Mutex(ResyncState())
+
+    struct ResyncState {
+        var busy = false
+        var pending = false
+        var last: ContinuousClock.Instant?
+    }
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let announcer = Mutex<Task<Void, Never>?>(nil)
 
@@ -84,8 +90,10 @@ public final class PersistServer: Sendable {
             return list
         }
         for task in running { task.cancel() }
-        for task in running { await task.value }
+        // Close the engine before waiting for the tasks: ingestion may be waiting for room in
+        // a full queue (writes failing), and closing releases it.
         await engine.close()
+        for task in running { await task.value }
         await announcer.withLock { $0 }?.value
         logger.info("database closed", metadata: ["commits": String(engine.writerStatistics.commits)])
     }
@@ -143,29 +151,45 @@ public final class PersistServer: Sendable {
         }
     }
 
-    /// Fetches every retained value after losses that cannot be tied to one topic (coalesced).
+    /// Fetches every retained value after losses that cannot be tied to one topic. Coalesced:
+    /// one re-read at a time and at most one every 5 s (a lossy high-rate feed must not turn
+    /// into a stream of full re-reads); a loss during or just after one schedules one more, so
+    /// the last loss is always followed by a re-read.
     private func resync(reason: String) {
-        guard resyncing.withLock({ busy in
-            if busy { return false }
-            busy = true
+        counters.withLock { $0.unattributedLosses += 1 }
+        guard resyncing.withLock({ state in
+            if state.busy {
+                state.pending = true
+                return false
+            }
+            state.busy = true
             return true
         }) else { return }
-        counters.withLock {
-            $0.resyncs += 1
-            $0.unattributedLosses += 1
-        }
         logger.warning("events were lost (\(reason)); re-reading every retained value from the kernel")
         Task { [self] in
-            defer { resyncing.withLock { $0 = false } }
-            do {
-                let values = try await bus.retainedValues(matching: ">", timeout: .seconds(10))
-                for value in values {
-                    guard await engine.append(StoredEvent(topic: value.topic, meta: value.meta, payload: value.payload, storedMicros: WallClock.microsNow(), origin: .healed)) else { return }
+            repeat {
+                if let last = resyncing.withLock({ $0.last }) {
+                    try? await Task.sleep(until: last + .seconds(5), clock: .continuous)
                 }
-                counters.withLock { $0.healed += UInt64(values.count) }
-            } catch {
-                logger.warning("could not re-read the retained values", metadata: ["error": "\(error)"])
-            }
+                resyncing.withLock { $0.last = .now }
+                counters.withLock { $0.resyncs += 1 }
+                do {
+                    let values = try await bus.retainedValues(matching: ">", timeout: .seconds(10))
+                    for value in values {
+                        guard await engine.append(StoredEvent(topic: value.topic, meta: value.meta, payload: value.payload, storedMicros: WallClock.microsNow(), origin: .healed)) else { break }
+                    }
+                    counters.withLock { $0.healed += UInt64(values.count) }
+                } catch {
+                    logger.warning("could not re-read the retained values", metadata: ["error": "\(error)"])
+                }
+            } while resyncing.withLock({ state in
+                if state.pending {
+                    state.pending = false
+                    return true
+                }
+                state.busy = false
+                return false
+            })
         }
     }
 
