@@ -111,23 +111,23 @@ public final class PersistServer: Sendable {
                 continue
             }
             let origin: EventOrigin = event.isSnapshot ? .snapshot : .live
-            switch gaps.record(topic: event.topic, meta: event.meta, origin: origin) {
-            case .duplicate:
+            let verdict = gaps.record(topic: event.topic, meta: event.meta, origin: origin)
+            if case .new(let missed) = verdict, missed > 0 {
+                counters.withLock {
+                    $0.gapsDetected += 1
+                    $0.missedEvents += missed
+                }
+                logger.warning("gap on \(event.topic): \(missed) event(s) missed; fetching the retained value", metadata: [
+                    "instance": event.meta.instance, "seq": String(event.meta.seq),
+                ])
+                heal(event.topic)
+            } else if event.missed > 0 {
+                // Lost before this event, but not on this topic as far as persist can tell.
+                resync(reason: "\(event.missed) event(s) lost before one on \(event.topic)")
+            }
+            if verdict == .duplicate {
                 counters.withLock { $0.duplicatesSkipped += 1 }
                 continue
-            case .new(let missed):
-                if missed > 0 {
-                    counters.withLock {
-                        $0.gapsDetected += 1
-                        $0.missedEvents += missed
-                    }
-                    logger.warning("gap on \(event.topic): \(missed) event(s) missed; fetching the retained value", metadata: [
-                        "instance": event.meta.instance, "seq": String(event.meta.seq),
-                    ])
-                    heal(event.topic)
-                } else if event.missed > 0 {
-                    resync(reason: "\(event.missed) event(s) lost before one on \(event.topic)")
-                }
             }
             let stored = StoredEvent(topic: event.topic, meta: event.meta, payload: event.payload, storedMicros: WallClock.microsNow(), origin: origin)
             guard await engine.append(stored) else { break }
