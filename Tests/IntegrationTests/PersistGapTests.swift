@@ -25,8 +25,9 @@ struct PersistGapTests {
                     && (gaps?["healed"] as? NSNumber)?.intValue ?? 0 >= 1
             }
             #expect(counted)
-            let snapshot = storedCounter(try await h.persistRestore("gappy.state"))
-            #expect(snapshot?.seq == 5)
+            // Counted and queued; committed a moment later.
+            let committed = await eventually { storedCounter(try? await h.persistRestore("gappy.state"))?.seq == 5 }
+            #expect(committed)
             #expect(try await h.persistHistory("gappy.state").compactMap { storedCounter($0)?.seq } == [1, 2, 5])
         }
     }
