@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Bus", targets: ["Bus"]),
         .executable(name: "busctl", targets: ["busctl"]),
         .executable(name: "AuthService", targets: ["AuthService"]),
+        .executable(name: "PersistService", targets: ["PersistService"]),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev. A module map with `link "zmq"` and no pkgConfig:
@@ -15,6 +16,13 @@ let package = Package(
         .systemLibrary(name: "CZeroMQ", path: "Sources/CZeroMQ"),
         .target(name: "Bus", dependencies: ["CZeroMQ"]),
         .executableTarget(name: "busctl", dependencies: ["Bus"]),
+        // SQLite from Debian's libsqlite3-dev, the same way as libzmq: `link "sqlite3"`, no pkgConfig.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        // The storage engine of `persist` (SQLite on dedicated threads), its bus shell and its
+        // benchmark; unit-tested without sockets.
+        .target(name: "PersistCore", dependencies: ["Bus", "CSQLite"]),
+        .executableTarget(name: "PersistService", dependencies: ["Bus", "PersistCore"]),
+        .testTarget(name: "PersistTests", dependencies: ["PersistCore", "Bus"]),
         .testTarget(name: "BusTests", dependencies: ["Bus"]),
         // libsodium from Debian's libsodium-dev (Argon2id, random bytes), as for CZeroMQ.
         .systemLibrary(name: "CSodium", path: "Sources/CSodium"),
@@ -25,7 +33,7 @@ let package = Package(
         .testTarget(name: "AuthServiceTests", dependencies: ["AuthCore"]),
         // A fixture service the integration tests run as a real process.
         .executableTarget(name: "BusTestService", dependencies: ["Bus"], path: "Tests/BusTestService"),
-        .testTarget(name: "IntegrationTests", dependencies: ["Bus", "busctl", "BusTestService", "AuthService"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["Bus", "busctl", "BusTestService", "AuthService", "PersistService"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -73,6 +73,8 @@ struct Busctl {
         UpCommand.self,
         RestartCommand.self,
         ReplaceCommand.self,
+        HistoryCommand.self,
+        RestoreCommand.self,
     ]
 
     static var overview: String {

@@ -11,6 +11,8 @@ public final class BusClient: Sendable {
 
     struct State {
         var seqs: [String: UInt64] = [:]
+        /// Topics whose retained publishes carry the `provisional` flag (see ``restore(_:as:deadline:service:)``).
+        var provisional: Set<String> = []
         var nextID = 0
         var closed = false
     }
@@ -78,6 +80,7 @@ public final class BusClient: Sendable {
         let seq = nextSeq(topic)
         var flags = extra
         if retain { flags.insert(.retained) }
+        if retain, isProvisional(topic) { flags.insert(.provisional) }
         let meta = EventMeta(
             flags: flags, seq: seq, timestampMicros: WallClock.microsNow(), source: options.name, instance: options.instance,
             contentType: contentType, correlationID: correlationID, causationID: causationID)
@@ -106,6 +109,18 @@ public final class BusClient: Sendable {
     /// last published value had `seq`. Never moves a sequence backwards.
     public func continueSequence(_ topic: String, after seq: UInt64) {
         state.withLock { s in s.seqs[topic] = max(s.seqs[topic] ?? 0, seq) }
+    }
+
+    /// True when `topic` could not be restored at start, so its retained publishes are flagged
+    /// `provisional` and never replace the state `persist` saved (docs/PERSISTENCE.md).
+    public func isProvisional(_ topic: String) -> Bool {
+        state.withLock { $0.provisional.contains(topic) }
+    }
+
+    func setProvisional(_ topic: String, _ provisional: Bool) {
+        state.withLock { s in
+            if provisional { s.provisional.insert(topic) } else { s.provisional.remove(topic) }
+        }
     }
 
     func hasSequence(_ topic: String) -> Bool {

@@ -3,7 +3,7 @@
 /// ```
 /// offset size field
 /// 0      1    version (1)
-/// 1      1    flags: bit0 retained, bit1 replayed, bit2 reset, bit3 snapshot
+/// 1      1    flags: bit0 retained, bit1 replayed, bit2 reset, bit3 snapshot, bit4 provisional
 /// 2      8    seq        u64, per publisher instance and topic, starts at 1
 /// 10     8    timestamp  u64, microseconds since the Unix epoch
 /// 18     ...  five short strings, each u8 length + UTF-8 bytes:
@@ -26,6 +26,10 @@ public struct EventMeta: Equatable, Sendable {
         /// Re-sent by the kernel from its retained store because a subscription matching the
         /// topic arrived (the last-value cache): the current value, not a new change.
         public static let snapshot = Flags(rawValue: 1 << 3)
+        /// Published by a service that could not restore its state (neither `persist` nor the
+        /// kernel answered): the kernel treats it as any retained value, but `persist` never
+        /// lets it replace a saved snapshot that is not provisional (docs/PERSISTENCE.md).
+        public static let provisional = Flags(rawValue: 1 << 4)
     }
 
     public var flags: Flags

@@ -7,6 +7,14 @@ public struct ServiceContext: Sendable {
     /// The parsed command line (common options plus the service's own).
     public let arguments: ParsedArguments
     public let logger: Logger
+    let shutdownHooks = ShutdownHooks()
+
+    /// Registers work to run on SIGTERM/SIGINT after the services drained and before the bus
+    /// connection closes (flush a write queue, close a database); run in reverse order of
+    /// registration, also when `setup` fails after registering.
+    public func onShutdown(_ action: @escaping @Sendable () async -> Void) {
+        shutdownHooks.add(action)
+    }
 
     /// `--state-dir` (env `BUS_STATE_DIR`), default `$XDG_DATA_HOME/swiftbus/<name>` or
     /// `~/.local/share/swiftbus/<name>`; created on first use with mode 0700.
@@ -74,13 +82,15 @@ public enum ServiceMain {
         let bus = BusClient(options: busOptions)
         let signals = SignalWatcher([SIGTERM, SIGINT])
         let handles: [ServiceHandle]
+        let context = ServiceContext(bus: bus, arguments: parsed, logger: logger)
         do {
-            let services = try await setup(ServiceContext(bus: bus, arguments: parsed, logger: logger))
+            let services = try await setup(context)
             var started: [ServiceHandle] = []
             for service in services { started.append(try bus.serve(service)) }
             handles = started
         } catch {
             logger.error("could not start: \(error)")
+            await context.shutdownHooks.run()
             await bus.close()
             exit(1)
         }
@@ -90,6 +100,7 @@ public enum ServiceMain {
         await withTaskGroup(of: Void.self) { group in
             for handle in handles.reversed() { group.addTask { await handle.drain() } }
         }
+        await context.shutdownHooks.run()
         await bus.close()
         logger.info("\(name) stopped")
         exit(0)
