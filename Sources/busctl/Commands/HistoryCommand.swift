@@ -7,7 +7,7 @@ struct HistoryCommand: BusctlCommand {
     static let overview = "Show the stored history of a topic (from the persist service)."
     static let usage = "TOPIC [--limit N] [--from-seq N] [--to-seq N] [--since-us T] [--until-us T] [--oldest-first] [--json]"
     static let maxPositionals: Int? = 1
-    static let options = OptionSpec.common + [
+    static let options = BusSettings.options + [
         OptionSpec("limit", short: "n", value: "N", help: "Most events shown.", default: "20"),
         OptionSpec("from-seq", value: "N", help: "Only sequence numbers from N."),
         OptionSpec("to-seq", value: "N", help: "Only sequence numbers up to N."),
@@ -25,7 +25,7 @@ struct HistoryCommand: BusctlCommand {
     var oldestFirst: Bool
     var json: Bool
     var timeout: Duration
-    var endpoints: Endpoints
+    var bus: BusSettings
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         guard let topic = arguments.positionals.first else { throw UsageError("history needs a TOPIC") }
@@ -38,11 +38,11 @@ struct HistoryCommand: BusctlCommand {
         oldestFirst = arguments.flag("oldest-first")
         json = arguments.flag("json")
         timeout = try arguments.seconds("timeout") ?? .seconds(5)
-        endpoints = try arguments.endpoints()
+        bus = try BusSettings(arguments)
     }
 
     func run() async throws -> Int32 {
-        let client = PersistCLI.client(endpoints)
+        let client = try bus.makeClient()
         var events: [[String: Any]] = []
         var cursor: Any?
         do {
@@ -98,14 +98,8 @@ extension HistoryCommand {
     }
 }
 
-/// What `busctl history` and `busctl restore` share: a client and a call to `persist`.
+/// What `busctl history` and `busctl restore` share: a call to `persist` and formatting.
 enum PersistCLI {
-    static func client(_ endpoints: Endpoints) -> BusClient {
-        var options = BusOptions(endpoints: endpoints, name: "busctl")
-        options.logger = Logger(label: "busctl", level: .error)
-        return BusClient(options: options)
-    }
-
     /// Calls `persist.method` with a JSON object; throws ``BusError/reply(status:code:message:)``
     /// for an error reply (exit 4 when persist is not running, 2 otherwise).
     static func call(_ client: BusClient, _ method: String, _ body: [String: Any], timeout: Duration) async throws -> [String: Any] {

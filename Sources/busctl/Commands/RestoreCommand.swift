@@ -8,7 +8,7 @@ struct RestoreCommand: BusctlCommand {
     static let overview = "Show the saved state of a topic, or of every topic under a prefix (from the persist service)."
     static let usage = "TOPIC [--prefix] [--json]"
     static let maxPositionals: Int? = 1
-    static let options = OptionSpec.common + [
+    static let options = BusSettings.options + [
         OptionSpec("prefix", help: "Treat TOPIC as a prefix (e.g. 'feed.') and show every saved topic under it."),
         OptionSpec("json", help: "Print the stored value(s) as JSON, with seq and meta fields."),
         OptionSpec("timeout", value: "S", help: "Seconds to wait for persist.", default: "5"),
@@ -19,7 +19,7 @@ struct RestoreCommand: BusctlCommand {
     var prefix: Bool
     var json: Bool
     var timeout: Duration
-    var endpoints: Endpoints
+    var bus: BusSettings
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         guard let topic = arguments.positionals.first else { throw UsageError("restore needs a TOPIC") }
@@ -27,11 +27,11 @@ struct RestoreCommand: BusctlCommand {
         prefix = arguments.flag("prefix")
         json = arguments.flag("json")
         timeout = try arguments.seconds("timeout") ?? .seconds(5)
-        endpoints = try arguments.endpoints()
+        bus = try BusSettings(arguments)
     }
 
     func run() async throws -> Int32 {
-        let client = PersistCLI.client(endpoints)
+        let client = try bus.makeClient()
         let values: [[String: Any]]
         do {
             if prefix {

@@ -32,6 +32,7 @@ extension Harness {
     /// `ready` (subscription live, catch-up from the kernel read).
     @discardableResult
     func startPersist(stateDirectory: String, arguments: [String] = [], waitReady: Bool = true) async throws -> TestProcess {
+        try await admit("persist")
         let process = try spawn(Binaries.persist, ["--state-dir", stateDirectory] + arguments, name: "persist")
         guard waitReady else { return process }
         let pid = Int(process.pid)
@@ -105,7 +106,9 @@ extension Harness {
     func restartKernel(_ current: TestProcess) async throws -> TestProcess {
         current.signal(SIGKILL)
         guard await current.waitForExit(timeout: .seconds(5)) != nil else { throw HarnessError("the kernel did not exit on SIGKILL") }
-        let replacement = try spawn(Binaries.busctl, ["kernel", "--kernel", kernelURL] + kernelArguments, name: "kernel")
+        var arguments = ["kernel", "--kernel", kernelURL] + kernelArguments
+        if let keys { arguments += ["--keys", keys.path] }
+        let replacement = try spawn(Binaries.busctl, arguments, name: "kernel")
         let probe = client(name: "probe")
         let up = await eventually(timeout: .seconds(10)) {
             (try? await probe.call("bus", "ping", timeout: .milliseconds(300)))?.status == 200 || !replacement.isRunning
