@@ -4,7 +4,7 @@
     bus_pub.py --kernel tcp://127.0.0.1:PORT --topic T --count N --payload JSON
                [--retain] [--reset] [--source NAME] [--instance ID] [--seq-start S]
                [--index-field NAME] [--interval-ms MS] [--wait-subscriber] [--no-wait]
-               [--timeout S]
+               [--timeout S] [--keys DIR [--identity NAME]]
 
 Each event is [topic][meta][payload]: meta version 1, flags (retained with --retain, reset with
 --reset), seq S..S+N-1 (S = 1, or with --retain the kernel's retained seq + 1 read from
@@ -23,6 +23,12 @@ that topic every 50 ms until one comes back through the kernel; then bus_pub pol
 until a subscription whose prefix covers the topic is listed (some subscriber will receive it).
 Start subscribers first and wait for their own confirmation (bus_sub.py prints
 {"subscribed": true}) when every event must arrive.
+
+Security (a kernel started with --keys): --keys DIR (default $BUS_KEYS) and --identity NAME
+(default: --source) put CURVE on every socket (DIR/NAME.key_secret, DIR/kernel.key, read with
+zmq.auth.load_certificate). The built-in policy lets an identity publish only under its own
+name (NAME.>): the kernel silently drops (and counts) other events. Probes then use
+bus.probe.interop-<random>, which the kernel opens to every admitted identity.
 
 stdout: {"published": N, "topic": T, "first_seq": a, "last_seq": b, "probes": k, "instance": I}
 Exit status: 0 ok, 1 failure, 2 bad arguments, 3 timeout (no kernel subscription, probe or
@@ -60,7 +66,9 @@ def main():
     parser.add_argument("--no-wait", action="store_true",
                         help="plain PUB, publish at once without waiting for the kernel's subscription")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds for every wait (default 10)")
+    bw.add_security_arguments(parser, "CURVE: the identity whose key pair to use (default: --source)")
     args = parser.parse_args()
+    credentials = bw.load_credentials(args.keys, args.identity or args.source)
 
     bw.validate_topic(args.topic)
     if args.count < 0:
@@ -79,23 +87,23 @@ def main():
 
     ctx = zmq.Context()
     if args.no_wait:
-        pub = bw.tune(ctx.socket(zmq.PUB), hwm=max(10000, args.count + 1000), linger_ms=2000)
+        pub = bw.tune(ctx.socket(zmq.PUB), hwm=max(10000, args.count + 1000), linger_ms=2000, credentials=credentials)
     else:
-        pub = bw.tune(ctx.socket(zmq.XPUB), hwm=max(10000, args.count + 1000), linger_ms=2000)
+        pub = bw.tune(ctx.socket(zmq.XPUB), hwm=max(10000, args.count + 1000), linger_ms=2000, credentials=credentials)
         pub.setsockopt(zmq.XPUB_NODROP, 1)
         pub.setsockopt(zmq.SNDTIMEO, max(1, int(args.timeout * 1000)))
-    sub = bw.tune(ctx.socket(zmq.SUB), linger_ms=0)
+    sub = bw.tune(ctx.socket(zmq.SUB), linger_ms=0, credentials=credentials)
     try:
         pub.connect(events_in)
         if not args.no_wait:
             bw.wait_kernel_subscription(pub, deadline)
         probes = 0
         if args.wait_subscriber:
-            probe = bw.probe_topic()
+            probe = bw.probe_topic(secure=credentials is not None)
             sub.connect(events_out)
             sub.setsockopt(zmq.SUBSCRIBE, probe.encode())
             probes = bw.probe(pub, sub, probe, args.source, instance, deadline)
-            wait_for_subscriber(ctx, requests, args.topic, deadline)
+            wait_for_subscriber(ctx, requests, args.topic, deadline, credentials)
         sub.close(0)
 
         first = args.seq_start
@@ -103,7 +111,7 @@ def main():
             first = 1
             if args.retain and not args.reset:
                 status, value = bw.kernel_call(ctx, requests, "retained", {"topic": args.topic},
-                                               max(0.5, deadline.remaining()))
+                                               max(0.5, deadline.remaining()), credentials)
                 if status == 200:
                     first = value["seq"] + 1
                 elif status != 404:
@@ -132,11 +140,11 @@ def main():
         ctx.term()
 
 
-def wait_for_subscriber(ctx, requests, topic, deadline):
+def wait_for_subscriber(ctx, requests, topic, deadline, credentials=None):
     """Polls bus.stats until a subscription prefix covers `topic`."""
     wanted = topic.encode()
     while True:
-        status, stats = bw.kernel_call(ctx, requests, "stats", {}, max(0.5, deadline.remaining()))
+        status, stats = bw.kernel_call(ctx, requests, "stats", {}, max(0.5, deadline.remaining()), credentials)
         if status != 200:
             raise bw.Failure("bus.stats answered %d" % status)
         for entry in stats.get("subscriptions", []):

@@ -3,6 +3,7 @@
 
     bus_sub.py --kernel tcp://127.0.0.1:PORT --pattern 'testsvc.>' [--pattern P ...]
                [--count N] [--timeout S] [--skip-snapshots] [--show-probes]
+               [--keys DIR --identity NAME]
 
 Connects a SUB to the kernel's XPUB (PORT+2), subscribes to each pattern's wire prefix and
 filters topics exactly (NATS wildcards: '*' one token, '>' the rest). To know the
@@ -15,6 +16,12 @@ stdout (one JSON object per line, flushed):
     {"topic","seq","source","instance","flags","snapshot","retained","time_us","payload",
      "content_type","correlation_id","causation_id","gap","duplicate"}  one per matching event
     {"malformed": "reason"}                                   an event that breaks the format
+
+Security (a kernel started with --keys): --keys DIR (default $BUS_KEYS) and --identity NAME put
+CURVE on both sockets (DIR/NAME.key_secret, DIR/kernel.key, read with zmq.auth.load_certificate);
+the probe topic is then bus.probe.interop-<random>, which the kernel lets every admitted
+identity publish (interop.probe.* would be refused outside the identity's own namespace).
+
 Events received before the probe came back (e.g. retained snapshots) are printed right after
 the "subscribed" line. Probe topics (`interop.probe.*`, and `bus.probe.*` of Swift clients
 confirming their subscriptions) are hidden unless --show-probes.
@@ -47,7 +54,9 @@ def main():
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds before giving up (default 10)")
     parser.add_argument("--skip-snapshots", action="store_true", help="drop events with the snapshot flag")
     parser.add_argument("--show-probes", action="store_true", help="also print interop.probe.* and bus.probe.* events")
+    bw.add_security_arguments(parser, "CURVE: the identity whose key pair to use (needed with --keys)")
     args = parser.parse_args()
+    credentials = bw.load_credentials(args.keys, args.identity)
     if args.count is not None and args.count < 0:
         parser.error("--count must be >= 0")
     patterns = [bw.Pattern(p) for p in (args.pattern or [">"])]
@@ -56,18 +65,18 @@ def main():
     ppid = os.getppid()
 
     ctx = zmq.Context()
-    sub = bw.tune(ctx.socket(zmq.SUB), hwm=100000, linger_ms=0)
-    pub = bw.tune(ctx.socket(zmq.PUB), linger_ms=0)
+    sub = bw.tune(ctx.socket(zmq.SUB), hwm=100000, linger_ms=0, credentials=credentials)
+    pub = bw.tune(ctx.socket(zmq.PUB), linger_ms=0, credentials=credentials)
     try:
-        return run(args, patterns, events_in, events_out, deadline, ppid, sub, pub)
+        return run(args, patterns, events_in, events_out, deadline, ppid, sub, pub, secure=credentials is not None)
     finally:
         sub.close(0)
         pub.close(0)
         ctx.term()
 
 
-def run(args, patterns, events_in, events_out, deadline, ppid, sub, pub):
-    probe = bw.probe_topic()
+def run(args, patterns, events_in, events_out, deadline, ppid, sub, pub, secure=False):
+    probe = bw.probe_topic(secure)
     instance = bw.default_instance("interop-sub")
     sub.connect(events_out)
     prefixes = {p.wire_prefix for p in patterns}

@@ -26,6 +26,9 @@ FLAG_RESET = 1 << 2
 FLAG_SNAPSHOT = 1 << 3
 META_FIXED = struct.Struct(">BBQQ")  # version, flags, seq, time_us: 18 bytes
 PROBE_PREFIX = "interop.probe."
+# With security the probes use the kernel's own probe namespace: the kernel lets every admitted
+# identity publish on bus.probe.* (an identity may otherwise publish only under its own name).
+SECURE_PROBE_PREFIX = "bus.probe.interop-"
 # Probe topics of other bus clients (the Swift BusSubscription.confirm() uses bus.probe.*).
 PROBE_PREFIXES = (PROBE_PREFIX, "bus.probe.")
 MAX_TOPIC = 255
@@ -61,6 +64,9 @@ def emit(obj):
 def run_main(main):
     """Runs main(), turning Failure/KeyboardInterrupt/SIGTERM into one stderr line and a status."""
     signal.signal(signal.SIGTERM, _on_sigterm)
+    # A parent that spawns from a thread with signals blocked (Foundation's Process does) hands
+    # that mask down: unblock, or SIGTERM would stay pending.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     try:
         code = main()
     except Failure as failure:
@@ -121,8 +127,37 @@ def endpoints(kernel):
     return kernel, "%s:%d" % (host, port + 1), "%s:%d" % (host, port + 2)
 
 
-def tune(sock, hwm=10000, linger_ms=200):
-    """The options PROTOCOL.md recommends for every socket towards the kernel."""
+def add_security_arguments(parser, identity_help):
+    """--keys DIR (default $BUS_KEYS) and --identity NAME, as the project's own processes take."""
+    parser.add_argument("--keys", default=os.environ.get("BUS_KEYS") or None,
+                        help="CURVE: folder with NAME.key_secret and kernel.key (default $BUS_KEYS)")
+    parser.add_argument("--identity", help=identity_help)
+
+
+def load_credentials(keys, identity):
+    """(public, secret, kernel public) for CURVE from czmq/pyzmq certificate files, or None
+    without keys: DIR/IDENTITY.key_secret (the key pair) and DIR/kernel.key (the kernel's public
+    key), read with zmq.auth.load_certificate. Unusable files are a usage error."""
+    if not keys:
+        return None
+    if not identity:
+        raise Failure("--keys (or $BUS_KEYS) needs --identity NAME", EXIT_USAGE)
+    import zmq.auth
+    path = os.path.join(keys, identity + ".key_secret")
+    try:
+        public, secret = zmq.auth.load_certificate(path)
+        kernel, _ = zmq.auth.load_certificate(os.path.join(keys, "kernel.key"))
+    except (OSError, ValueError) as error:
+        raise Failure("cannot load the CURVE keys of %r from %s: %s" % (identity, keys, error), EXIT_USAGE)
+    if not secret:
+        raise Failure("%s has no secret key" % path, EXIT_USAGE)
+    return public, secret, kernel
+
+
+def tune(sock, hwm=10000, linger_ms=200, credentials=None):
+    """The options PROTOCOL.md recommends for every socket towards the kernel, and CURVE
+    (credentials from load_credentials) when the kernel runs with security. Call it before
+    connecting: CURVE options apply to connections made afterwards."""
     sock.setsockopt(zmq.LINGER, linger_ms)
     sock.setsockopt(zmq.SNDHWM, hwm)
     sock.setsockopt(zmq.RCVHWM, hwm)
@@ -132,6 +167,8 @@ def tune(sock, hwm=10000, linger_ms=200):
     sock.setsockopt(zmq.HEARTBEAT_TTL, 3000)
     sock.setsockopt(zmq.RECONNECT_IVL, 100)
     sock.setsockopt(zmq.RECONNECT_IVL_MAX, 5000)
+    if credentials is not None:
+        sock.curve_publickey, sock.curve_secretkey, sock.curve_serverkey = credentials
     return sock
 
 
@@ -196,8 +233,8 @@ class Pattern:
         return len(parts) == len(self.tokens)
 
 
-def probe_topic():
-    return PROBE_PREFIX + "%016x" % random.getrandbits(64)
+def probe_topic(secure=False):
+    return (SECURE_PROBE_PREFIX if secure else PROBE_PREFIX) + "%016x" % random.getrandbits(64)
 
 
 # -- event meta -----------------------------------------------------------------------------------
@@ -237,9 +274,9 @@ def decode_meta(meta):
 
 # -- a tiny MDP client for the kernel service `bus` -----------------------------------------------
 
-def kernel_call(ctx, requests, method, params, timeout_s):
+def kernel_call(ctx, requests, method, params, timeout_s, credentials=None):
     """Calls bus.<method> on a fresh DEALER; returns (status, payload-object-or-None)."""
-    sock = tune(ctx.socket(zmq.DEALER), linger_ms=0)
+    sock = tune(ctx.socket(zmq.DEALER), linger_ms=0, credentials=credentials)
     try:
         sock.connect(requests)
         meta = {"id": "interop-%d-%d" % (os.getpid(), random.getrandbits(32)),

@@ -4,6 +4,7 @@
     mdp_client.py --kernel tcp://127.0.0.1:PORT --service S
                   (--frames F1 [F2 ...] | --method M [--payload JSON] [--meta JSON] | --mmi NAME)
                   [--socket req|dealer] [--timeout SECONDS] [--count N]
+                  [--keys DIR --identity NAME]
 
 7/MDP client frames:
     REQ    sends [MDPC01][service][body...]      receives [MDPC01][service][body...]
@@ -20,6 +21,12 @@ stdout, one JSON line per reply (flushed):
 status is the first body frame when it is 3 ASCII digits; meta and payload are the 2nd and
 3rd body frames parsed as JSON when status is set (null otherwise or when not JSON).
 Requests are sent one after another (--count N), each waiting for its reply.
+
+Security (a kernel started with --keys, docs/PROTOCOL.md "Security"): --keys DIR (default
+$BUS_KEYS) and --identity NAME set CURVE on the socket before it connects: the client's key
+pair from DIR/NAME.key_secret, the kernel's public key from DIR/kernel.key (both read with
+zmq.auth.load_certificate). A key the kernel does not admit fails the handshake: no reply,
+exit 3.
 
 Exit status: 0 every reply arrived, 3 no reply within --timeout, 1 other failure
 (a reply that is not MDPC01, a wrong service), 2 bad arguments.
@@ -67,6 +74,19 @@ def parse_json(frame):
         return None
 
 
+def curve_credentials(keys, identity):
+    """(public, secret, kernel public) for CURVE, from czmq/pyzmq certificate files."""
+    import zmq.auth
+    try:
+        public, secret = zmq.auth.load_certificate(os.path.join(keys, identity + ".key_secret"))
+        kernel, _ = zmq.auth.load_certificate(os.path.join(keys, "kernel.key"))
+    except (OSError, ValueError) as error:
+        raise Failure("cannot load the CURVE keys of %r from %s: %s" % (identity, keys, error), 2)
+    if not secret:
+        raise Failure("%s has no secret key" % os.path.join(keys, identity + ".key_secret"), 2)
+    return public, secret, kernel
+
+
 def describe(body):
     status = None
     if body and len(body[0]) == 3 and body[0].isdigit():
@@ -89,7 +109,13 @@ def main():
     parser.add_argument("--meta", default=None, help="JSON object merged into the request meta")
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for each reply (default 5)")
     parser.add_argument("--count", type=int, default=1, help="requests to send, one after another")
+    parser.add_argument("--keys", default=os.environ.get("BUS_KEYS") or None,
+                        help="CURVE: folder with NAME.key_secret and kernel.key (default $BUS_KEYS)")
+    parser.add_argument("--identity", help="CURVE: the identity whose key pair to use (needed with --keys)")
     args = parser.parse_args()
+    if args.keys and not args.identity:
+        parser.error("--keys (or $BUS_KEYS) needs --identity NAME")
+    credentials = curve_credentials(args.keys, args.identity) if args.keys else None
 
     if args.mmi is not None:
         service, frames_of = "mmi.service", lambda i: [args.mmi.encode()]
@@ -133,6 +159,8 @@ def main():
     sock.setsockopt(zmq.MAXMSGSIZE, 1 << 20)
     sock.setsockopt(zmq.HEARTBEAT_IVL, 1000)
     sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, 3000)
+    if credentials is not None:  # CURVE options are set before connecting
+        sock.curve_publickey, sock.curve_secretkey, sock.curve_serverkey = credentials
     try:
         sock.connect(args.kernel)
         for i in range(args.count):
@@ -166,6 +194,9 @@ def main():
 
 def run():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    # A parent that spawns from a thread with signals blocked (Foundation's Process does) hands
+    # that mask down: unblock, or SIGTERM would stay pending.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     try:
         code = main()
     except Failure as failure:

@@ -4,6 +4,7 @@
     mdp_worker.py --kernel tcp://127.0.0.1:PORT --service S [--mode echo|bus]
                   [--instance ID] [--delay-ms MS] [--heartbeat-ms 1000] [--liveness 3]
                   [--connect-timeout 10] [--drain-timeout 1.5] [--lifetime 600]
+                  [--keys DIR [--identity NAME]]
 
 7/MDP worker frames (DEALER, so the empty delimiter frame is explicit):
     READY      [""][MDPW01][0x01][service]( [metadata JSON] )   worker -> broker
@@ -30,12 +31,21 @@ Modes:
         {"instance","version","host","pid"}.
 --delay-ms delays every reply (the worker stays responsive meanwhile).
 
+Security (a kernel started with --keys, docs/PROTOCOL.md "Security"): --keys DIR (default
+$BUS_KEYS) and --identity NAME (default: the service name, which the built-in policy lets
+serve its own service) set CURVE on every socket before it connects: the worker's key pair
+from DIR/NAME.key_secret, the kernel's public key from DIR/kernel.key (both read with
+zmq.auth.load_certificate). A key the kernel does not admit never completes the handshake
+(exit 1 after --connect-timeout); an identity the policy does not let serve the service gets
+DISCONNECT for its READY.
+
 stdout, JSON lines (flushed):
     {"ready": true, "service": S, "instance": I|null, "reconnects": n}  each time READY is sent
     {"handled": n, "method": M|null, "status": int|null}               per request answered
     {"reconnecting": "reason"}                                          before a new READY
     {"disconnected": true, "acknowledged": bool, "handled": n}          at the end of a drain
-Exit status: 0 after a drain, 1 failure (no connection within --connect-timeout), 2 bad arguments.
+Exit status: 0 after a drain, 1 failure (no connection within --connect-timeout), 2 bad arguments
+(also unreadable key files).
 """
 import argparse
 import json
@@ -66,6 +76,24 @@ def emit(obj):
     sys.stdout.flush()
 
 
+def curve_credentials(keys, identity):
+    """(public, secret, kernel public) for CURVE, from czmq/pyzmq certificate files."""
+    import zmq.auth
+    path = os.path.join(keys, identity + ".key_secret")
+    try:
+        public, secret = zmq.auth.load_certificate(path)
+        kernel, _ = zmq.auth.load_certificate(os.path.join(keys, "kernel.key"))
+    except (OSError, ValueError) as error:
+        raise Usage("cannot load the CURVE keys of %r from %s: %s" % (identity, keys, error))
+    if not secret:
+        raise Usage("%s has no secret key" % path)
+    return public, secret, kernel
+
+
+class Usage(Exception):
+    pass
+
+
 def warn(text):
     sys.stderr.write("warning: %s\n" % text)
     sys.stderr.flush()
@@ -89,6 +117,7 @@ class Worker:
         self.instance = args.instance
         if args.mode == "bus" and not self.instance:
             self.instance = "py-%s-%s-%d" % (args.service, socket.gethostname().split(".")[0], os.getpid())
+        self.credentials = args.credentials
         self.metadata = None
         if self.instance:
             self.metadata = json.dumps({"instance": self.instance, "version": "interop",
@@ -110,6 +139,8 @@ class Worker:
         sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, 3000)
         sock.setsockopt(zmq.RECONNECT_IVL, 100)
         sock.setsockopt(zmq.RECONNECT_IVL_MAX, 2000)
+        if self.credentials is not None:  # CURVE options are set before connecting
+            sock.curve_publickey, sock.curve_secretkey, sock.curve_serverkey = self.credentials
         sock.connect(self.args.kernel)
         self.sock = sock
         self.ready_sent = False
@@ -304,11 +335,21 @@ def main():
     parser.add_argument("--connect-timeout", type=float, default=10.0)
     parser.add_argument("--drain-timeout", type=float, default=1.5)
     parser.add_argument("--lifetime", type=float, default=600.0, help="leave the bus after this many seconds")
+    parser.add_argument("--keys", default=os.environ.get("BUS_KEYS") or None,
+                        help="CURVE: folder with NAME.key_secret and kernel.key (default $BUS_KEYS)")
+    parser.add_argument("--identity", help="CURVE: the identity whose key pair to use (default: the service name)")
     args = parser.parse_args()
     if not args.service or args.service.startswith("mmi.") or args.service == "bus":
         parser.error("--service must be a non-reserved service name")
     if args.heartbeat_ms < 10 or args.liveness < 1:
         parser.error("--heartbeat-ms must be >= 10 and --liveness >= 1")
+
+    args.credentials = None
+    if args.keys:
+        try:
+            args.credentials = curve_credentials(args.keys, args.identity or args.service)
+        except Usage as error:
+            parser.error(str(error))
 
     worker = Worker(args)
 
@@ -317,6 +358,9 @@ def main():
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    # A parent that spawns from a thread with signals blocked (Foundation's Process does) hands
+    # that mask down: unblock, or SIGTERM would stay pending and the worker would never drain.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     try:
         return worker.run()
     except Failure as failure:
