@@ -25,6 +25,10 @@ def meta(seq, source):
 
 
 def main():
+    # Foundation's Process hands its blocked-signal mask to children: unblock SIGTERM/SIGINT so
+    # a test can stop this peer promptly.
+    import signal
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     p = argparse.ArgumentParser()
     p.add_argument("--kernel", required=True)
     p.add_argument("--server-key", required=True)

@@ -80,18 +80,26 @@ extension BusClient {
     public func rawRequest(_ service: String, body: Frames, timeout: Duration? = nil) async throws(BusError) -> Frames {
         let deadline = ContinuousClock.now + (timeout ?? options.requestTimeout)
         let io = self.io
-        let result: Result<Frames, BusError> = await withCheckedContinuation { continuation in
-            let accepted = io.submit { loop in
-                do throws(ZMQError) {
-                    let handler = try RawRequestHandler(loop: loop, service: service, body: body, deadline: deadline) {
-                        continuation.resume(returning: $0)
+        let handle = Locked<ObjectIdentifier?>(nil)
+        let result: Result<Frames, BusError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let accepted = io.submit { loop in
+                    do throws(ZMQError) {
+                        let handler = try RawRequestHandler(loop: loop, service: service, body: body, deadline: deadline) {
+                            continuation.resume(returning: $0)
+                        }
+                        loop.add(handler)
+                        handle.withLock { $0 = ObjectIdentifier(handler) }
+                    } catch {
+                        continuation.resume(returning: .failure(.zmq(error)))
                     }
-                    loop.add(handler)
-                } catch {
-                    continuation.resume(returning: .failure(.zmq(error)))
                 }
+                if !accepted { continuation.resume(returning: .failure(.closed)) }
             }
-            if !accepted { continuation.resume(returning: .failure(.closed)) }
+        } onCancel: {
+            io.submit { loop in
+                if let id = handle.withLock({ $0 }), let handler = loop.handlers[id] as? RawRequestHandler { handler.cancel(loop) }
+            }
         }
         return try result.get()
     }

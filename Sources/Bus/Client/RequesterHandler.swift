@@ -124,6 +124,8 @@ final class RequesterHandler: IOHandler {
 final class RawRequestHandler: IOHandler {
     let socket: ZMQSocket
     let deadline: ContinuousClock.Instant
+    let service: String
+    let timeout: Duration
     private var sent = false
     private var frames: Frames
     private var completion: (@Sendable (Result<Frames, BusError>) -> Void)?
@@ -132,6 +134,8 @@ final class RawRequestHandler: IOHandler {
          completion: @escaping @Sendable (Result<Frames, BusError>) -> Void) throws(ZMQError) {
         socket = try loop.connect(.dealer, to: loop.endpoints.requests, tuning: .client)
         self.deadline = deadline
+        self.service = service
+        self.timeout = deadline - .now
         self.frames = MDP.clientRequest(service: service, body: body)
         self.completion = completion
         trySend()
@@ -153,12 +157,20 @@ final class RawRequestHandler: IOHandler {
     func tick(_ loop: IOLoop, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
         trySend()
         if now >= deadline {
-            completion?(.failure(sent ? .timeout(service: "raw", method: "", seconds: 0) : .unreachable(endpoint: loop.endpoints.requests, reason: loop.handshakeProblem ?? "no connection")))
+            let seconds = Double(Broker.milliseconds(timeout)) / 1000
+            completion?(.failure(sent ? .timeout(service: service, method: "(raw)", seconds: seconds) : .unreachable(endpoint: loop.endpoints.requests, reason: loop.handshakeProblem ?? "no connection")))
             completion = nil
             loop.remove(self)
             return nil
         }
         return sent ? deadline : min(deadline, now + .milliseconds(20))
+    }
+
+    /// Ends the request early (the caller's task was cancelled).
+    func cancel(_ loop: IOLoop) {
+        completion?(.failure(.cancelled))
+        completion = nil
+        loop.remove(self)
     }
 
     func close(_ loop: IOLoop) {

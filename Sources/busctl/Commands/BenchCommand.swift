@@ -191,30 +191,36 @@ struct BenchCommand: BusctlCommand {
         return ExitCode.ok
     }
 
+    /// Runs `PersistService --bench` (raw SQLite and through the bus, in one run) `runs` times.
     private func persistFigures() async throws -> [Figure] {
         let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("PersistService")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             FileHandle.standardError.write(Data("bench: persist skipped: \(binary.path) is not built\n".utf8))
             return []
         }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["--bench", "--seconds", String(seconds), "--json"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0,
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let list = object["figures"] as? [[String: Any]]
-        else { throw CommandFailure("PersistService --bench failed (status \(process.terminationStatus))") }
-        return list.map { entry in
-            Figure(name: entry["name"] as? String ?? "persist", unit: entry["unit"] as? String ?? "",
-                   baseline: (entry["baseline"] as? [Double]) ?? [], bus: (entry["bus"] as? [Double]) ?? [],
-                   kind: entry["kind"] as? String ?? "min", target: entry["target"] as? Double)
+        var rate = Figure(name: "persist durable events", unit: "events/s", baseline: [], bus: [], kind: "min", target: nil)
+        var p99 = Figure(name: "persist p99 commit latency", unit: "ms", baseline: [], bus: [], kind: "max", target: nil)
+        for run in 1...runs {
+            progress("persist, run \(run)/\(runs)")
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = ["--bench", "--seconds", String(seconds), "--json"]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0,
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let raw = object["raw_sqlite"] as? [String: Any], let bus = object["through_bus"] as? [String: Any]
+            else { throw CommandFailure("PersistService --bench failed (status \(process.terminationStatus))") }
+            rate.baseline.append((raw["events_per_s"] as? NSNumber)?.doubleValue ?? 0)
+            rate.bus.append((bus["events_per_s"] as? NSNumber)?.doubleValue ?? 0)
+            p99.baseline.append((raw["p99_ms"] as? NSNumber)?.doubleValue ?? 0)
+            p99.bus.append((bus["p99_ms"] as? NSNumber)?.doubleValue ?? 0)
         }
+        return [rate, p99]
     }
 
     private func percentile(_ values: [Double], _ p: Double) -> Double {
@@ -225,7 +231,7 @@ struct BenchCommand: BusctlCommand {
 
     private func format(_ value: Double?, _ unit: String) -> String {
         guard let value else { return "-" }
-        if unit == "msg/s" || unit == "req/s" {
+        if unit == "msg/s" || unit == "req/s" || unit == "events/s" {
             return value >= 1e6 ? String(format: "%.2f M", value / 1e6) : String(format: "%.0f k", value / 1e3)
         }
         return String(format: "%.1f", value)
