@@ -171,7 +171,7 @@ enum BusPath {
 
     /// Kernel RSS: idle, after `topics` retained topics, and the peak while a subscriber that
     /// never reads lets the kernel's queue towards it fill up (bounded by the high-water mark).
-    static func memory(topics: Int, seconds: Double, port: Int) async throws -> (idle: Int, retained: Int, slowPeak: Int, slowDrops: Int) {
+    static func memory(topics: Int, seconds: Double, port: Int) async throws -> (idle: Int, retained: Int, slowPeak: Int, slowDrops: UInt64) {
         let kernel = try KernelProcess(port: port)
         defer { kernel.stop() }
         let publisher = client(kernel.endpoints, name: "bench")
@@ -182,14 +182,13 @@ enum BusPath {
         for i in 0..<topics {
             try await publisher.publish("bench.retained.t\(i)", payload: payload, retain: true)
         }
-        // Wait until the kernel holds them all.
+        // Wait until the kernel holds them all: publishes are in order, so the last one is enough.
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
-            let reply = try await publisher.call("bus", "stats")
-            let stats = try JSONSerialization.jsonObject(with: Data(reply.payload)) as? [String: Any]
-            if ((stats?["events"] as? [String: Any])?["retained_topics"] as? Int ?? 0) >= topics { break }
+            if (try? await publisher.retained("bench.retained.t\(topics - 1)")) != nil { break }
             try await Task.sleep(for: .milliseconds(100))
         }
+        try await Task.sleep(for: .milliseconds(300))
         let retained = kernel.rss
         // A subscriber that never reads: a SUB connected and subscribed, never drained.
         let slow = client(kernel.endpoints, name: "slow", buffer: 1)
@@ -205,10 +204,19 @@ enum BusPath {
             if n % 5000 == 0 { peak = max(peak, kernel.rss) }
         }
         peak = max(peak, kernel.rss)
-        let reply = try await publisher.call("bus", "stats")
-        let stats = try JSONSerialization.jsonObject(with: Data(reply.payload)) as? [String: Any]
-        let drops = (stats?["events"] as? [String: Any])?["drops"] as? Int ?? 0
-        _ = subscription
+        // What the slow subscriber lost shows as gaps when it finally reads.
+        var missed: UInt64 = 0
+        var seen = 0
+        let reader = Task {
+            for await event in subscription {
+                missed += event.missed
+                seen += 1
+            }
+            return (missed, seen)
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        reader.cancel()
+        let (drops, _) = await reader.value
         await slow.close()
         await publisher.close()
         return (idle, retained, peak, drops)

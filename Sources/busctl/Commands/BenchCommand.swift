@@ -167,7 +167,7 @@ struct BenchCommand: BusctlCommand {
             figures.append(Figure(name: "kernel RSS idle", unit: "MiB", baseline: [], bus: [mb(memory.idle)], kind: "abs", target: 30))
             figures.append(Figure(name: "kernel RSS with 10000 retained topics", unit: "MiB", baseline: [], bus: [mb(memory.retained)], kind: "abs", target: nil))
             var slow = Figure(name: "kernel RSS peak, slow subscriber", unit: "MiB", baseline: [], bus: [mb(memory.slowPeak)], kind: "abs", target: nil)
-            slow.extra = ["drops_counted": memory.slowDrops]
+            slow.extra = ["published": "1 KiB events for \(max(1, seconds)) s to a subscriber with a 1-event buffer that does not read", "gaps_seen_by_slow_subscriber": memory.slowDrops]
             figures.append(slow)
         }
         if want(.persist) {

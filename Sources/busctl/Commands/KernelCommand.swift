@@ -11,7 +11,7 @@ struct KernelCommand: BusctlCommand {
         OptionSpec("grace-ms", value: "MS", help: "How long a request without its own deadline waits for a worker.", default: "5000"),
         OptionSpec("max-message-bytes", value: "BYTES", help: "Largest accepted message; bigger ones disconnect the sender.", default: "1048576"),
         OptionSpec("max-retained", value: "N", help: "Most topics with a retained value.", default: "100000"),
-        OptionSpec("subscriber-hwm", value: "N", help: "Messages queued per subscriber before the kernel drops and counts.", default: "100000"),
+        OptionSpec("subscriber-hwm", value: "N", help: "Messages queued towards each subscriber; past it that subscriber alone loses events (a gap).", default: "10000"),
         OptionSpec("policy", value: "FILE", help: "Permission policy (JSON); default KEYS/policy.json or the built-in one."),
     ]
     static let discussion: String? = """
