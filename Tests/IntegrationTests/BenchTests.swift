@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+
+/// `busctl bench` runs and its JSON parses. Speed is never asserted here: numbers come from the
+/// benchmark itself (docs/PERFORMANCE.md).
+@Suite(.serialized)
+struct BenchTests {
+    @Test(arguments: ["pubsub", "reqrep", "memory"])
+    func bench_runs_andPrintsEveryFigureWithItsRatio(scenario: String) async throws {
+        let h = try Harness(secure: false)
+        let result = try await h.busctl(["bench", scenario, "--seconds", "0.2", "--runs", "1", "--json"], timeout: .seconds(120))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let figures = try #require(object["figures"] as? [[String: Any]])
+        #expect(!figures.isEmpty)
+        for figure in figures {
+            let bus = try #require(figure["bus"] as? [String: Any], "\(figure["name"] ?? "?") has no bus figure")
+            #expect((bus["median"] as? Double ?? -1) >= 0)
+            if let baseline = figure["baseline"] as? [String: Any] {
+                #expect((baseline["median"] as? Double ?? 0) > 0)
+                #expect(figure["ratio"] is Double)
+            }
+        }
+        #expect(result.stderr.contains("bench: "))  // the progress line
+        await h.shutdown()
+    }
+
+    @Test func bench_badArguments_exit64() async throws {
+        let h = try Harness(secure: false)
+        #expect(try await h.busctl(["bench", "nonsense"]).status == 64)
+        #expect(try await h.busctl(["bench", "--seconds", "-1"]).status == 64)
+        await h.shutdown()
+    }
+}
