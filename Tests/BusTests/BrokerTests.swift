@@ -214,4 +214,49 @@ struct BrokerTests {
         #expect(sends(broker.receive(reply(w1, to: other), now: t0)).isEmpty)
         #expect(sends(broker.receive(reply(w1, to: client), now: t0)).first?[0] == client)
     }
+
+    func readyWithCredit(_ worker: [UInt8], _ service: String, credit: Int) -> Frames {
+        [worker, [], MDP.worker, [MDP.Command.ready.rawValue], Array(service.utf8), Array(#"{"instance":"i-\#(worker.last!)","credit":\#(credit)}"#.utf8)]
+    }
+
+    @Test func credit_letsAWorkerHoldSeveralRequests_answeredInOrder() {
+        var broker = Broker()
+        _ = broker.receive(readyWithCredit(w1, "echo", credit: 3), now: t0)
+        var sent = 0
+        for id in 1...4 { sent += sends(broker.receive(request("echo", from: client, id: "\(id)"), now: t0)).count }
+        #expect(sent == 3)  // the fourth waits for room
+        #expect(broker.snapshot(now: t0).first?.queued == 1)
+        let afterReply = sends(broker.receive(reply(w1, to: client), now: t0))
+        #expect(afterReply.count == 2)  // the reply, then the queued request
+        #expect(afterReply[1][0] == w1)
+    }
+
+    @Test func withoutCredit_aWorkerGetsOneRequestAtATime_as7MDPSays() {
+        var broker = Broker()
+        _ = broker.receive(ready(w1, "echo"), now: t0)
+        #expect(sends(broker.receive(request("echo", from: client, id: "1"), now: t0)).count == 1)
+        #expect(sends(broker.receive(request("echo", from: client, id: "2"), now: t0)).isEmpty)
+    }
+
+    @Test func dispatch_prefersTheLeastLoadedWorker() {
+        var broker = Broker()
+        _ = broker.receive(readyWithCredit(w1, "echo", credit: 10), now: t0)
+        _ = broker.receive(readyWithCredit(w2, "echo", credit: 10), now: t0)
+        // w1 gets one, w2 gets one, then w2 answers: the next goes to w2 (idle), not w1.
+        _ = broker.receive(request("echo", from: client, id: "1"), now: t0)
+        _ = broker.receive(request("echo", from: client, id: "2"), now: t0)
+        _ = broker.receive(reply(w2, to: client), now: t0)
+        let next = sends(broker.receive(request("echo", from: client, id: "3"), now: t0))
+        #expect(next.first?[0] == w2)
+    }
+
+    @Test func workerLost_withSeveralInFlight_answersEveryCaller() {
+        var broker = Broker()
+        let other: [UInt8] = [7, 7, 7, 7]
+        _ = broker.receive(readyWithCredit(w1, "echo", credit: 5), now: t0)
+        _ = broker.receive(request("echo", from: client, id: "1", timeoutMs: 60_000), now: t0)
+        _ = broker.receive(request("echo", from: other, id: "2", timeoutMs: 60_000), now: t0)
+        let lost = sends(broker.tick(now: t0 + broker.config.heartbeatInterval * broker.config.liveness + .milliseconds(1)))
+        #expect(Set(lost.filter { replyStatus($0)?.1 == "worker_lost" }.map { $0[0] }) == [client, other])
+    }
 }

@@ -56,7 +56,7 @@ extension Broker {
                 return ServiceSnapshot.Instance(
                     instance: key, version: info.version, host: info.host, pid: info.pid, workers: group.count,
                     uptimeMs: Self.milliseconds(now - registered), heartbeatAgeMs: Self.milliseconds(now - lastSeen),
-                    handled: group.reduce(0) { $0 + $1.handled }, inFlight: group.filter { $0.inFlight != nil }.count,
+                    handled: group.reduce(0) { $0 + $1.handled }, inFlight: group.reduce(0) { $0 + $1.inFlight.count },
                     failed: group.reduce(0) { $0 + $1.failed }, draining: group.allSatisfy(\.draining))
             }
             return ServiceSnapshot(

@@ -48,7 +48,8 @@ public struct Broker {
         let service: String
         var info: WorkerInfo
         var expiry: ContinuousClock.Instant
-        var inFlight: InFlight?
+        /// Requests sent to the worker and not answered yet, oldest first. At most `credit`.
+        var inFlight: [InFlight] = []
         var draining = false
         let registered: ContinuousClock.Instant
         var lastSeen: ContinuousClock.Instant
@@ -262,14 +263,16 @@ public struct Broker {
                 .rejected(reason: "REPLY from unknown worker \(WorkerInfo.hex(sender))"),
             ]
         }
-        guard let inFlight = worker.inFlight, inFlight.client == client else {
-            // Only the client whose request the worker holds may be answered: no spoofed or
-            // duplicate replies reach anyone.
+        // A worker answers its requests in the order it got them (7/MDP: one at a time; with
+        // credit, in order). Only a client whose request the worker holds may be answered: no
+        // spoofed or duplicate replies reach anyone.
+        guard let index = worker.inFlight.firstIndex(where: { $0.client == client }) else {
             return [.rejected(reason: "worker \(worker.info.instance) of '\(worker.service)' sent a REPLY for a request it does not hold")]
         }
+        let inFlight = worker.inFlight.remove(at: index)
+        let wasFull = worker.inFlight.count + 1 >= worker.info.effectiveCredit
         let status = ReplyBody.peekStatus(body)
         let latency: Duration? = now - inFlight.dispatched
-        worker.inFlight = nil
         worker.handled += 1
         if let status, status >= 500 { worker.failed += 1 }
         worker.expiry = now + config.expiry
@@ -278,10 +281,12 @@ public struct Broker {
         services[worker.service, default: Service()].stats.record(status: status ?? 200, latency: latency, now: now)
         var actions: [Action] = [.send(MDP.clientReply(to: client, service: worker.service, body: body))]
         if worker.draining {
-            actions += removeWorker(sender, now: now, reason: "drained")
-            actions.append(.send(MDP.command(to: sender, .disconnect)))
+            if worker.inFlight.isEmpty {
+                actions += removeWorker(sender, now: now, reason: "drained")
+                actions.append(.send(MDP.command(to: sender, .disconnect)))
+            }
         } else {
-            services[worker.service, default: Service()].waiting.append(sender)
+            if wasFull { services[worker.service, default: Service()].waiting.append(sender) }
             actions += dispatch(worker.service, now: now)
         }
         return actions
@@ -289,8 +294,8 @@ public struct Broker {
 
     private mutating func disconnect(sender: [UInt8], now: ContinuousClock.Instant) -> [Action] {
         guard var worker = workers[sender] else { return [] }
-        if worker.inFlight != nil {
-            // Let it finish: it stops getting work now and leaves once its reply is routed.
+        if !worker.inFlight.isEmpty {
+            // Let it finish: it stops getting work now and leaves once its replies are routed.
             worker.draining = true
             workers[sender] = worker
             services[worker.service]?.waiting.removeAll { $0 == sender }
@@ -310,7 +315,7 @@ public struct Broker {
         guard let worker = workers.removeValue(forKey: identity) else { return [] }
         services[worker.service]?.waiting.removeAll { $0 == identity }
         var actions: [Action] = []
-        if let inFlight = worker.inFlight {
+        for inFlight in worker.inFlight {
             let reply = ReplyBody.error(
                 503, code: "worker_lost",
                 message: "the worker of '\(worker.service)' handling this request went away (\(reason))",
@@ -329,11 +334,24 @@ public struct Broker {
         guard var service = services[name] else { return [] }
         var actions: [Action] = []
         while !service.waiting.isEmpty && !service.queue.isEmpty {
-            let identity = service.waiting.removeFirst()
-            guard workers[identity] != nil else { continue }
+            // The least loaded worker with room; the longest waiting among equals (LRU).
+            var best = 0
+            var bestLoad = Int.max
+            for (index, candidate) in service.waiting.enumerated() {
+                let load = workers[candidate]?.inFlight.count ?? Int.max
+                if load < bestLoad {
+                    best = index
+                    bestLoad = load
+                    if load == 0 { break }
+                }
+            }
+            let identity = service.waiting.remove(at: best)
+            guard let worker = workers[identity], !worker.draining, worker.inFlight.count < worker.info.effectiveCredit else { continue }
             let pending = service.queue.removeFirst()
-            workers[identity]!.inFlight = InFlight(client: pending.client, body: pending.body, dispatched: now)
+            workers[identity]!.inFlight.append(InFlight(client: pending.client, body: pending.body, dispatched: now))
             actions.append(.send(MDP.request(to: identity, client: pending.client, body: pending.body)))
+            // Still room: back to the end of the line (round robin across workers).
+            if worker.inFlight.count + 1 < worker.info.effectiveCredit { service.waiting.append(identity) }
         }
         services[name] = service
         return actions

@@ -7,13 +7,20 @@ public struct WorkerInfo: Codable, Equatable, Sendable {
     public var version: String?
     public var host: String?
     public var pid: Int?
+    /// Requests the worker accepts before its first reply (it answers them in order). Absent
+    /// (an unmodified 7/MDP worker): 1, the protocol's one request at a time.
+    public var credit: Int?
 
-    public init(instance: String, version: String? = nil, host: String? = nil, pid: Int? = nil) {
+    public init(instance: String, version: String? = nil, host: String? = nil, pid: Int? = nil, credit: Int? = nil) {
         self.instance = instance
         self.version = version
         self.host = host
         self.pid = pid
+        self.credit = credit
     }
+
+    /// The credit, within 1...1000.
+    var effectiveCredit: Int { min(1000, max(1, credit ?? 1)) }
 
     init(identity: [UInt8], metadata: [UInt8]?) {
         if let metadata, !metadata.isEmpty,

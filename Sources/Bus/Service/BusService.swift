@@ -15,14 +15,20 @@ public final class BusService: Sendable {
     public let name: String
     /// How many requests are handled at once (one MDP worker connection each).
     public let concurrency: Int
+    /// Requests the kernel may send each worker connection before its first reply (the READY
+    /// metadata's `credit`). They are still handled one at a time, in order; the queue only
+    /// hides the round trip between a reply and the next request.
+    public let pipeline: Int
     private let handlers = Locked<[String: Handler]>([:])
 
     /// - Parameters:
     ///   - name: the service name workers register (`[a-z0-9_-]`, no dots).
     ///   - concurrency: requests handled at once; 1 keeps them in order.
-    public init(name: String, concurrency: Int = 1) {
+    ///   - pipeline: requests queued per worker connection ahead of the one being handled.
+    public init(name: String, concurrency: Int = 1, pipeline: Int = 32) {
         self.name = name
         self.concurrency = max(1, concurrency)
+        self.pipeline = min(1000, max(1, pipeline))
     }
 
     /// Registers a raw handler: the payload in, the payload out (status 200).

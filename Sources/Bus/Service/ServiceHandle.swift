@@ -22,7 +22,8 @@ public final class ServiceHandle: Sendable {
     func start() throws(BusError) {
         let metadata = WorkerInfo(
             instance: client.instance, version: client.options.version,
-            host: ProcessInfo.processInfo.hostName, pid: Int(ProcessInfo.processInfo.processIdentifier))
+            host: ProcessInfo.processInfo.hostName, pid: Int(ProcessInfo.processInfo.processIdentifier),
+            credit: service.pipeline)
         let metadataBytes = (try? JSONEncoder.bus.encode(metadata)).map(Array.init) ?? []
         let io = client.io
         let logger = client.logger
