@@ -194,27 +194,43 @@ public struct Broker {
         if service.hasPrefix("mmi.") {
             return [.send(MDP.clientReply(to: client, service: service, body: [mmi(service: service, body: body)]))]
         }
-        let meta = RequestBody.peekMeta(body)
-        var wait = config.defaultGrace
-        if let ms = meta?.timeoutMs, ms > 0 {
-            // Answer a little before the caller gives up, so it gets 503/504, not a timeout.
-            wait = .milliseconds(ms) - min(.milliseconds(250), .milliseconds(ms) / 5)
+        // The request meta (JSON) is read only when needed: for a caller's first request (its
+        // name, for the graph) and for a request that has to wait (its deadline).
+        var meta: RequestMeta??
+        func readMeta() -> RequestMeta? {
+            if meta == nil { meta = .some(RequestBody.peekMeta(body)) }
+            return meta!
         }
-        if wait > config.maxWait { wait = config.maxWait }
-        noteCall(client: client, caller: meta?.caller, service: service)
+        if callerNames[client] == nil {
+            noteCall(client: client, caller: readMeta()?.caller, service: service)
+        } else {
+            noteCall(client: client, caller: nil, service: service)
+        }
         var entry = services[service] ?? Service()
         if entry.queue.count >= config.maxQueuedPerService {
             let reply = ReplyBody.error(
                 503, code: "overloaded",
                 message: "service '\(service)' has \(entry.queue.count) requests queued; try later",
-                id: meta?.id, from: "kernel")
+                id: readMeta()?.id, from: "kernel")
             entry.stats.record(status: 503, latency: nil, now: now)
             services[service] = entry
             return [.send(MDP.clientReply(to: client, service: service, body: reply.encode()))]
         }
-        entry.queue.append(Pending(client: client, body: body, received: now, deadline: now + wait))
+        entry.queue.append(Pending(client: client, body: body, received: now, deadline: now + config.maxWait))
         services[service] = entry
-        return dispatch(service, now: now)
+        let actions = dispatch(service, now: now)
+        if let last = services[service]?.queue.indices.last, services[service]!.queue[last].client == client,
+            services[service]!.queue[last].received == now
+        {
+            // It waits: until a little before the caller's own timeout (so it gets 503/504, not
+            // silence), or the grace period when it gave none.
+            var wait = config.defaultGrace
+            if let ms = readMeta()?.timeoutMs, ms > 0 {
+                wait = .milliseconds(ms) - min(.milliseconds(250), .milliseconds(ms) / 5)
+            }
+            services[service]!.queue[last].deadline = now + min(wait, config.maxWait)
+        }
+        return actions
     }
 
     /// 8/MMI: `mmi.service` answers 200 when the named service has a worker, else 404;

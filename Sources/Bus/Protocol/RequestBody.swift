@@ -53,7 +53,7 @@ public struct RequestBody: Equatable, Sendable {
     }
 
     public func encode() -> Frames {
-        [Array(method.utf8), JSONCoding.encodeMeta(meta), payload]
+        [Array(method.utf8), meta.json(), payload]
     }
 
     /// Decodes `[method][meta][payload]`; `meta` and `payload` may be missing or empty.
@@ -66,11 +66,10 @@ public struct RequestBody: Equatable, Sendable {
         }
         var meta = RequestMeta()
         if frames.count > 1, !frames[1].isEmpty {
-            do {
-                meta = try JSONDecoder().decode(RequestMeta.self, from: Data(frames[1]))
-            } catch {
-                throw .malformed("request meta is not a JSON object of the documented fields")
+            guard let parsed = RequestMeta.parse(frames[1]) else {
+                throw .malformed("request meta is not a JSON object")
             }
+            meta = parsed
         }
         return RequestBody(method: method, meta: meta, payload: frames.count > 2 ? frames[2] : [])
     }
@@ -78,7 +77,7 @@ public struct RequestBody: Equatable, Sendable {
     /// Reads only the meta frame of an otherwise opaque body, for the kernel (deadline, id).
     static func peekMeta(_ body: Frames) -> RequestMeta? {
         guard body.count > 1, !body[1].isEmpty, body[1].first == UInt8(ascii: "{") else { return nil }
-        return try? JSONDecoder().decode(RequestMeta.self, from: Data(body[1]))
+        return RequestMeta.parse(body[1])
     }
 }
 
@@ -135,7 +134,7 @@ public struct ReplyBody: Equatable, Sendable {
     }
 
     public func encode() -> Frames {
-        [Array(String(status).utf8), JSONCoding.encodeMeta(meta), payload]
+        [Array(String(status).utf8), meta.json(), payload]
     }
 
     public static func decode(_ frames: Frames) throws(BusError) -> ReplyBody {
@@ -146,10 +145,11 @@ public struct ReplyBody: Equatable, Sendable {
         }
         var meta = ReplyMeta()
         if frames.count > 1, !frames[1].isEmpty {
-            guard let decoded = try? JSONDecoder().decode(ReplyMeta.self, from: Data(frames[1])) else {
+            guard let object = JSONCoding.object(frames[1]) else {
                 throw .malformed("reply meta is not a JSON object")
             }
-            meta = decoded
+            meta = ReplyMeta(id: object["id"] as? String, from: object["from"] as? String,
+                             elapsedMicros: (object["elapsed_us"] as? NSNumber)?.intValue)
         }
         return ReplyBody(status: status, meta: meta, payload: frames.count > 2 ? frames[2] : [])
     }
@@ -161,9 +161,66 @@ public struct ReplyBody: Equatable, Sendable {
     }
 }
 
+/// Request and reply meta are small flat JSON objects on every request: written and read by
+/// hand (JSONSerialization, string building), several times faster than Codable's coders.
 enum JSONCoding {
-    static func encodeMeta<T: Encodable>(_ meta: T) -> [UInt8] {
-        (try? JSONEncoder.bus.encode(meta)).map(Array.init) ?? Array("{}".utf8)
+    static func object(_ bytes: [UInt8]) -> [String: Any]? {
+        try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+    }
+
+    /// Builds `{"k":v,...}` from fields in order (sorted keys by construction).
+    static func write(_ fields: [(String, Any?)]) -> [UInt8] {
+        var out = "{"
+        var first = true
+        for (key, value) in fields {
+            guard let value else { continue }
+            if !first { out += "," }
+            first = false
+            out += "\"\(key)\":"
+            switch value {
+            case let text as String: out += quote(text)
+            case let number as Int: out += String(number)
+            default: out += "null"
+            }
+        }
+        return Array((out + "}").utf8)
+    }
+
+    static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+extension RequestMeta {
+    /// Lenient, like `init(from:)`: fields of the wrong type are ignored.
+    static func parse(_ bytes: [UInt8]) -> RequestMeta? {
+        guard let object = JSONCoding.object(bytes) else { return nil }
+        return RequestMeta(
+            id: object["id"] as? String, timeoutMs: (object["timeout_ms"] as? NSNumber).flatMap { $0 is Bool ? nil : $0.intValue },
+            traceID: object["trace_id"] as? String, correlationID: object["correlation_id"] as? String,
+            caller: object["caller"] as? String)
+    }
+
+    func json() -> [UInt8] {
+        JSONCoding.write([("caller", caller), ("correlation_id", correlationID), ("id", id), ("timeout_ms", timeoutMs), ("trace_id", traceID)])
+    }
+}
+
+extension ReplyMeta {
+    func json() -> [UInt8] {
+        JSONCoding.write([("elapsed_us", elapsedMicros), ("from", from), ("id", id)])
     }
 }
 
