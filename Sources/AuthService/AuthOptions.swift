@@ -5,19 +5,22 @@ import Foundation
 /// The auth service's own command-line options and what they parse into.
 struct AuthOptions {
     static let specs: [OptionSpec] = [
-        OptionSpec("provider", value: "local|oauth", help: "Identity provider: local users (offline) or an OAuth 2.0 server.",
-                   environment: "AUTH_PROVIDER", default: "local"),
+        OptionSpec(
+            "provider", value: "local|oauth", help: "Identity provider: local users (offline) or an OAuth 2.0 server.",
+            environment: "AUTH_PROVIDER", default: "local"),
         OptionSpec("refresh-interval", value: "S", help: "Seconds between token refreshes while signed in.", default: "1800"),
         OptionSpec("retry-interval", value: "S", help: "Seconds before retrying a refresh that failed because the provider was down.", default: "60"),
-        OptionSpec("token-callers", value: "A,B",
-                   help: "Services (request meta caller) that may read the access token with `token`; empty: nobody.",
-                   environment: "AUTH_TOKEN_CALLERS"),
+        OptionSpec(
+            "token-callers", value: "A,B",
+            help: "Services (request meta caller) that may read the access token with `token`; empty: nobody.",
+            environment: "AUTH_TOKEN_CALLERS"),
         OptionSpec("http-timeout", value: "S", help: "Seconds before an HTTP request to the provider gives up.", default: "10"),
         OptionSpec("access-ttl", value: "S", help: "local: access token lifetime in seconds.", default: "3600"),
         OptionSpec("refresh-ttl", value: "S", help: "local: refresh token lifetime in seconds.", default: "2592000"),
         OptionSpec("local-scopes", value: "SCOPES", help: "local: the scopes a signed-in user has (space-separated).", default: "identity"),
-        OptionSpec("oauth-config", value: "FILE", help: "oauth: JSON settings (keys as the --oauth-* options, snake_case).",
-                   environment: "AUTH_OAUTH_CONFIG"),
+        OptionSpec(
+            "oauth-config", value: "FILE", help: "oauth: JSON settings (keys as the --oauth-* options, snake_case).",
+            environment: "AUTH_OAUTH_CONFIG"),
         OptionSpec("oauth-preset", value: "NAME", help: "oauth: fill in a provider's endpoints and scopes (reddit)."),
         OptionSpec("oauth-authorize-url", value: "URL", help: "oauth: the authorization endpoint."),
         OptionSpec("oauth-token-url", value: "URL", help: "oauth: the token endpoint."),
@@ -25,9 +28,10 @@ struct AuthOptions {
         OptionSpec("oauth-userinfo-url", value: "URL", help: "oauth: a GET endpoint naming the signed-in user."),
         OptionSpec("oauth-user-field", value: "FIELD", help: "oauth: the userinfo field with the user's name."),
         OptionSpec("oauth-client-id", value: "ID", help: "oauth: the client id."),
-        OptionSpec("oauth-client-secret", value: "SECRET",
-                   help: "oauth: the client secret; prefer the environment or the config file (arguments show in ps).",
-                   environment: "AUTH_OAUTH_CLIENT_SECRET"),
+        OptionSpec(
+            "oauth-client-secret", value: "SECRET",
+            help: "oauth: the client secret; prefer the environment or the config file (arguments show in ps).",
+            environment: "AUTH_OAUTH_CLIENT_SECRET"),
         OptionSpec("oauth-scopes", value: "SCOPES", help: "oauth: the scopes to request (space-separated)."),
         OptionSpec("oauth-redirect-uri", value: "URI", help: "oauth: the redirect URI registered for the client."),
     ]
@@ -63,13 +67,17 @@ struct AuthOptions {
         guard provider == .oauth else { return }
 
         var flags: [String: OAuthConfig.ConfigValue] = [:]
-        for key in ["preset", "authorize_url", "token_url", "revoke_url", "userinfo_url", "user_field", "client_id", "client_secret", "scopes", "redirect_uri"] {
+        for key in [
+            "preset", "authorize_url", "token_url", "revoke_url", "userinfo_url", "user_field", "client_id", "client_secret", "scopes",
+            "redirect_uri",
+        ] {
             if let value = arguments.value("oauth-" + key.replacingOccurrences(of: "_", with: "-")) { flags[key] = .string(value) }
         }
         do throws(OAuthConfigError) {
-            let file = try arguments.value("oauth-config").map { path throws(OAuthConfigError) in
-                try OAuthConfig.fields(fromFile: URL(fileURLWithPath: path))
-            } ?? [:]
+            let file =
+                try arguments.value("oauth-config").map { path throws(OAuthConfigError) in
+                    try OAuthConfig.fields(fromFile: URL(fileURLWithPath: path))
+                } ?? [:]
             oauth = try OAuthConfig.make(file: file, flags: flags)
         } catch {
             throw UsageError(error.description)

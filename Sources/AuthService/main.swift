@@ -31,10 +31,12 @@ await ServiceMain.run(
     case .oauth:
         let config = options.oauth!
         provider = OAuthProvider(config: config, http: dependencies.http, clock: dependencies.clock, logger: logger)
-        logger.info("oauth provider", metadata: [
-            "authorize": config.authorizeURL.absoluteString, "token": config.tokenURL.absoluteString,
-            "revoke": config.revokeURL?.absoluteString ?? "none", "client_id": config.clientID, "scopes": config.scopes.joined(separator: " "),
-        ])
+        logger.info(
+            "oauth provider",
+            metadata: [
+                "authorize": config.authorizeURL.absoluteString, "token": config.tokenURL.absoluteString,
+                "revoke": config.revokeURL?.absoluteString ?? "none", "client_id": config.clientID, "scopes": config.scopes.joined(separator: " "),
+            ])
     }
 
     let runtime = AuthRuntime(config: options.config, provider: provider, dependencies: dependencies, logger: logger) { snapshot in

@@ -5,12 +5,18 @@ import Foundation
 import PersistCore
 
 let persistOptions: [OptionSpec] = [
-    OptionSpec("retention", value: "SPEC", help: "History kept per topic prefix: PREFIX=AGE:COUNT,... (AGE like 7d, 12h; '-' for no limit; '*' for every topic).",
-               environment: "PERSIST_RETENTION", default: "*=30d:10000"),
-    OptionSpec("synchronous", value: "MODE", help: "full: every commit is fsynced (survives power loss); normal: survives a crash of the process only.", default: "full"),
+    OptionSpec(
+        "retention", value: "SPEC",
+        help: "History kept per topic prefix: PREFIX=AGE:COUNT,... (AGE like 7d, 12h; '-' for no limit; '*' for every topic).",
+        environment: "PERSIST_RETENTION", default: "*=30d:10000"),
+    OptionSpec(
+        "synchronous", value: "MODE", help: "full: every commit is fsynced (survives power loss); normal: survives a crash of the process only.",
+        default: "full"),
     OptionSpec("check", value: "LEVEL", help: "Database check at start: full (integrity_check and every checksum), quick, or none.", default: "full"),
-    OptionSpec("on-corrupt", value: "ACTION", help: "A database that fails the check: quarantine (move aside, start from the kernel's retained values) or refuse (exit 1).",
-               default: "quarantine"),
+    OptionSpec(
+        "on-corrupt", value: "ACTION",
+        help: "A database that fails the check: quarantine (move aside, start from the kernel's retained values) or refuse (exit 1).",
+        default: "quarantine"),
     OptionSpec("max-db-mb", value: "MB", help: "Cap on the database file; past it writes fail (disk_full) until retention frees space."),
     OptionSpec("compact-every", value: "S", help: "Apply retention every S seconds (0: only on request and when full).", default: "3600"),
     OptionSpec("queue", value: "N", help: "Events queued for the writer before ingestion waits.", default: "50000"),
@@ -43,7 +49,8 @@ func runBenchmark(_ arguments: [String]) async -> Never {
         print(parsed.flag("json") ? result.json : result.text, terminator: "")
         exit(0)
     } catch let error as UsageError {
-        FileHandle.standardError.write(Data("error: \(error.message)\nusage: PersistService --bench [--seconds S] [--window N] [--synchronous full|normal] [--json]\n".utf8))
+        FileHandle.standardError.write(
+            Data("error: \(error.message)\nusage: PersistService --bench [--seconds S] [--window N] [--synchronous full|normal] [--json]\n".utf8))
         exit(64)
     } catch {
         FileHandle.standardError.write(Data("error: benchmark failed: \(error)\n".utf8))
@@ -81,7 +88,8 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--bench") { await runBenchmark(arguments) }
 
 await ServiceMain.run(
-    name: "persist", overview: "Stores every retained event in SQLite (history and latest snapshot per topic) and serves restore, history, stats, compact.",
+    name: "persist",
+    overview: "Stores every retained event in SQLite (history and latest snapshot per topic) and serves restore, history, stats, compact.",
     options: persistOptions
 ) { context in
     let config: PersistEngine.Configuration
@@ -98,15 +106,19 @@ await ServiceMain.run(
         FileHandle.standardError.write(Data("error: \(error.message)\nusage: persist [options] (see --help)\n".utf8))
         exit(64)
     }
-    context.logger.info("opening \(config.path)", metadata: [
-        "check": config.check.rawValue, "synchronous": config.durability.rawValue, "retention": config.retention.description,
-    ])
+    context.logger.info(
+        "opening \(config.path)",
+        metadata: [
+            "check": config.check.rawValue, "synchronous": config.durability.rawValue, "retention": config.retention.description,
+        ])
     let engine: PersistEngine
     do throws(PersistError) {
         engine = try await PersistEngine.open(config)
     } catch {
         if case .corruptDatabase = error {
-            context.logger.error("refusing to start: \(error.description); move the file aside or run with --on-corrupt quarantine to start from the kernel's retained values")
+            context.logger.error(
+                "refusing to start: \(error.description); move the file aside or run with --on-corrupt quarantine to start from the kernel's retained values"
+            )
         }
         throw error
     }

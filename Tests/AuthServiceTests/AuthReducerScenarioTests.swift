@@ -69,8 +69,11 @@ struct AuthReducerScenarioTests {
         var state = AuthState()
         _ = run(&state, .launched(stored: nil))
         #expect(run(&state, .signInRequested(RequestID(1), Fixtures.attempt)).reply(to: RequestID(1)) == .authorizeURL(Fixtures.attempt.authorizeURL))
-        for forged in ["\(Fixtures.redirectURI)?code=C&state=STATE-X", "\(Fixtures.redirectURI)?code=C", "\(Fixtures.redirectURI)?code=C&state=STATE-1&state=STATE-1",
-                       "\(Fixtures.redirectURI)?code=C&state=state-1"] {
+        for forged in [
+            "\(Fixtures.redirectURI)?code=C&state=STATE-X", "\(Fixtures.redirectURI)?code=C",
+            "\(Fixtures.redirectURI)?code=C&state=STATE-1&state=STATE-1",
+            "\(Fixtures.redirectURI)?code=C&state=state-1",
+        ] {
             let effects = run(&state, .redirectReceived(RequestID(2), redirectURL: forged))
             #expect(effects == [.reply(RequestID(2), .failure(AuthErrors.stateMismatch))], "\(forged)")
             #expect(state.phase == .signinInProgress)
@@ -142,7 +145,10 @@ struct AuthReducerScenarioTests {
         _ = run(&withRefresh, .launched(stored: Fixtures.stored(Fixtures.session())))
         _ = run(&withRefresh, .refreshFinished(operation: withRefresh.operation!, .success(Fixtures.grant())))
         let effects = run(&withRefresh, .logoutRequested(RequestID(5)))
-        #expect(effects.revoked == [[RevocableToken(kind: .refreshToken, token: Secret("REFRESH-2")), RevocableToken(kind: .accessToken, token: Secret("ACCESS-2"))]])
+        #expect(
+            effects.revoked == [
+                [RevocableToken(kind: .refreshToken, token: Secret("REFRESH-2")), RevocableToken(kind: .accessToken, token: Secret("ACCESS-2"))]
+            ])
         #expect(effects.deletesSession)
         #expect(effects.contains(.cancelRefreshTimer))
         #expect(effects.reply(to: RequestID(5)) == nil, "the reply waits for the revocation")
@@ -236,8 +242,9 @@ struct AuthReducerScenarioTests {
         _ = run(&state, .launched(stored: Fixtures.stored(Fixtures.session(refresh: nil))))
         #expect(run(&state, .tokenRequested(RequestID(1), caller: nil)).failureCodes == ["forbidden"])
         #expect(run(&state, .tokenRequested(RequestID(2), caller: "Feed")).failureCodes == ["forbidden"])
-        #expect(run(&state, .tokenRequested(RequestID(3), caller: "feed")).reply(to: RequestID(3))
-            == .token(Secret("ACCESS-1"), expiresAt: Fixtures.now.addingTimeInterval(3600), user: "alice"))
+        #expect(
+            run(&state, .tokenRequested(RequestID(3), caller: "feed")).reply(to: RequestID(3))
+                == .token(Secret("ACCESS-1"), expiresAt: Fixtures.now.addingTimeInterval(3600), user: "alice"))
         var nobody = AuthState()
         let closed = AuthReducer(config: AuthConfig(provider: .oauth), now: { Fixtures.now })
         _ = run(&nobody, .launched(stored: Fixtures.stored(Fixtures.session(refresh: nil))), closed)
@@ -282,7 +289,10 @@ struct AuthReducerScenarioTests {
         let effects = run(&state, .refreshFinished(operation: state.operation!, .success(Fixtures.grant())))
         let snapshot = try #require(effects.published.first)
         let json = String(decoding: try JSONEncoder.bus.encode(snapshot), as: UTF8.self)
-        #expect(json == #"{"expires_at":"2023-11-14T23:13:20Z","provider":"oauth","reason":null,"scopes":["identity","read"],"state":"authenticated","user":"alice"}"#)
+        #expect(
+            json
+                == #"{"expires_at":"2023-11-14T23:13:20Z","provider":"oauth","reason":null,"scopes":["identity","read"],"state":"authenticated","user":"alice"}"#
+        )
         for token in ["ACCESS-1", "ACCESS-2", "REFRESH-1", "REFRESH-2"] { #expect(!json.contains(token)) }
         #expect(try JSONDecoder().decode(AuthSnapshot.self, from: Data(json.utf8)) == snapshot)
         let signedOut = String(decoding: try JSONEncoder.bus.encode(AuthSnapshot(state: .signedOut, provider: .local)), as: UTF8.self)
@@ -291,8 +301,10 @@ struct AuthReducerScenarioTests {
 
     @Test func secret_neverPrintsItsValue() {
         let secret = Secret("s3cr3t-token")
-        let texts = ["\(secret)", String(describing: secret), String(reflecting: secret), "\(Fixtures.session(access: "s3cr3t-token"))",
-                     "\(AuthEffect.saveSession(Fixtures.session(access: "s3cr3t-token")))", "\(Fixtures.grant(access: "s3cr3t-token"))"]
+        let texts = [
+            "\(secret)", String(describing: secret), String(reflecting: secret), "\(Fixtures.session(access: "s3cr3t-token"))",
+            "\(AuthEffect.saveSession(Fixtures.session(access: "s3cr3t-token")))", "\(Fixtures.grant(access: "s3cr3t-token"))",
+        ]
         for text in texts { #expect(!text.contains("s3cr3t"), "\(text)") }
         var dumped = ""
         dump(Fixtures.session(access: "s3cr3t-token"), to: &dumped)

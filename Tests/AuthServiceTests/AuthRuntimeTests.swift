@@ -110,8 +110,11 @@ struct AuthRuntimeTests {
         let session = try #require(world.tokens.value?.session)
         #expect(await eventually { world.clock.sleepers == 1 })
         let reply = await runtime.logout()
-        #expect(reply == .loggedOut(AuthSnapshot(state: .signedOut, reason: "logout", provider: .local),
-                                    RevocationReport(revoked: ["refresh_token", "access_token"])))
+        #expect(
+            reply
+                == .loggedOut(
+                    AuthSnapshot(state: .signedOut, reason: "logout", provider: .local),
+                    RevocationReport(revoked: ["refresh_token", "access_token"])))
         #expect(world.tokens.value == nil)
         #expect(await eventually { world.clock.sleepers == 0 })
         await #expect(throws: ProviderFailure.self) { try await world.provider.refresh(session.refreshToken!, user: "alice") }
@@ -128,7 +131,8 @@ struct AuthRuntimeTests {
         dependencies.tokenStore = .file(folder.file("tokens.json"))
         let runtime = AuthRuntime(
             config: AuthConfig(provider: .local), provider: try World().provider, dependencies: dependencies,
-            logger: Logger(label: "auth-test", level: .critical)) { _ in }
+            logger: Logger(label: "auth-test", level: .critical)
+        ) { _ in }
         await #expect(throws: SecureFileError.tooOpen(path: folder.file("tokens.json").path, mode: 0o644)) { try await runtime.start() }
         await runtime.shutdown()
     }

@@ -81,7 +81,9 @@ struct LocalProviderTests {
         try await local.register(username: "alice", password: Secret("correct horse"))
         let grant = try await local.signIn(username: "alice", password: Secret("correct horse"))
         clock.advance(by: .seconds(101))
-        await #expect(throws: ProviderFailure.invalidGrant("the refresh token expired")) { try await local.refresh(grant.refreshToken!, user: "alice") }
+        await #expect(throws: ProviderFailure.invalidGrant("the refresh token expired")) {
+            try await local.refresh(grant.refreshToken!, user: "alice")
+        }
     }
 
     @Test func usersFile_readableByOthers_isRefused() throws {

@@ -18,7 +18,8 @@ struct OAuthInteropTests {
             var dependencies = AuthDependencies.live(stateDirectory: FileManager.default.temporaryDirectory, httpTimeout: .seconds(5))
             dependencies.tokenStore = .inMemory(tokens)
             let logger = Logger(label: "auth-interop", level: .critical)
-            provider = OAuthProvider(config: try server.config(tokenURL: tokenURL), http: dependencies.http, clock: dependencies.clock, logger: logger)
+            provider = OAuthProvider(
+                config: try server.config(tokenURL: tokenURL), http: dependencies.http, clock: dependencies.clock, logger: logger)
             let published = self.published
             runtime = AuthRuntime(
                 config: AuthConfig(provider: .oauth, tokenCallers: ["feed"]), provider: provider, dependencies: dependencies, logger: logger

@@ -13,7 +13,9 @@ struct OAuthProviderTests {
     ])
 
     /// A provider whose HTTP answers come from `answer`; the requests it made are recorded.
-    func provider(_ config: OAuthConfig = Self.config, answer: @escaping @Sendable (HTTPRequest) throws(HTTPTransportError) -> HTTPResponse)
+    func provider(
+        _ config: OAuthConfig = Self.config, answer: @escaping @Sendable (HTTPRequest) throws(HTTPTransportError) -> HTTPResponse
+    )
         -> (OAuthProvider, Locked<[HTTPRequest]>)
     {
         let sent = Locked<[HTTPRequest]>([])
@@ -32,7 +34,9 @@ struct OAuthProviderTests {
     static func form(_ body: Data?) -> [String: String] {
         var fields: [String: String] = [:]
         for pair in String(decoding: body ?? Data(), as: UTF8.self).split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "" }
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
             fields[parts[0]] = parts.count > 1 ? parts[1] : ""
         }
         return fields
@@ -48,11 +52,12 @@ struct OAuthProviderTests {
         let components = try #require(URLComponents(string: attempt.authorizeURL))
         let items = Dictionary(uniqueKeysWithValues: (components.queryItems ?? []).map { ($0.name, $0.value ?? "") })
         #expect(components.host == "provider.test")
-        #expect(items == [
-            "response_type": "code", "client_id": "my client", "redirect_uri": "http://127.0.0.1:8765/callback",
-            "scope": "identity read", "state": "the-state", "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-            "code_challenge_method": "S256",
-        ])
+        #expect(
+            items == [
+                "response_type": "code", "client_id": "my client", "redirect_uri": "http://127.0.0.1:8765/callback",
+                "scope": "identity read", "state": "the-state", "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+                "code_challenge_method": "S256",
+            ])
         #expect(!attempt.authorizeURL.contains("dBjftJeZ"), "the verifier never leaves before the exchange")
     }
 
@@ -60,8 +65,9 @@ struct OAuthProviderTests {
         let config = try OAuthConfig.make(flags: [
             "preset": .string("reddit"), "client_id": .string("abc"), "redirect_uri": .string("http://127.0.0.1:65010/callback"),
         ])
-        #expect(config.scopes.joined(separator: " ")
-            == "identity edit flair history mysubreddits privatemessages read report save submit subscribe vote wikiread")
+        #expect(
+            config.scopes.joined(separator: " ")
+                == "identity edit flair history mysubreddits privatemessages read report save submit subscribe vote wikiread")
         #expect(config.revokeURL?.absoluteString == "https://www.reddit.com/api/v1/revoke_token")
         let (oauth, _) = provider(config) { _ throws(HTTPTransportError) in Self.json(500, "{}") }
         let url = try oauth.beginSignIn(state: "s", verifier: Secret("v")).authorizeURL
@@ -76,17 +82,21 @@ struct OAuthProviderTests {
         }
         let attempt = OAuthAttempt(state: "s", verifier: Secret("VERIFIER"), redirectURI: "http://127.0.0.1:8765/callback", authorizeURL: "")
         let grant = try await oauth.exchange(code: "THE CODE", attempt: attempt)
-        #expect(grant == TokenGrant(accessToken: Secret("AT"), refreshToken: Secret("RT"), expiresAt: Fixtures.now.addingTimeInterval(3600),
-                                    scopes: ["identity"], user: nil))
+        #expect(
+            grant
+                == TokenGrant(
+                    accessToken: Secret("AT"), refreshToken: Secret("RT"), expiresAt: Fixtures.now.addingTimeInterval(3600),
+                    scopes: ["identity"], user: nil))
         let request = try #require(sent.value.first)
         #expect(request.method == "POST")
         #expect(request.url.absoluteString == "https://provider.test/token")
         #expect(request.headers["Content-Type"] == "application/x-www-form-urlencoded")
         // RFC 6749 2.3.1: id and secret are form-encoded, then Basic.
         #expect(request.headers["Authorization"] == "Basic " + Data("my+client:s%3Acret".utf8).base64EncodedString())
-        #expect(Self.form(request.body) == [
-            "grant_type": "authorization_code", "code": "THE CODE", "redirect_uri": "http://127.0.0.1:8765/callback", "code_verifier": "VERIFIER",
-        ])
+        #expect(
+            Self.form(request.body) == [
+                "grant_type": "authorization_code", "code": "THE CODE", "redirect_uri": "http://127.0.0.1:8765/callback", "code_verifier": "VERIFIER",
+            ])
     }
 
     @Test(arguments: [
@@ -115,7 +125,9 @@ struct OAuthProviderTests {
     }
 
     @Test func refresh_transportFailure_isUnavailable_andInvalidGrantIsRefreshExpired() async {
-        let (down, _) = provider { request throws(HTTPTransportError) in throw HTTPTransportError("POST https://provider.test/token: connection refused") }
+        let (down, _) = provider { request throws(HTTPTransportError) in
+            throw HTTPTransportError("POST https://provider.test/token: connection refused")
+        }
         await #expect(throws: ProviderFailure.unavailable("POST https://provider.test/token: connection refused")) {
             try await down.refresh(Secret("RT"), user: "alice")
         }
@@ -131,13 +143,15 @@ struct OAuthProviderTests {
 
     @Test func revoke_sendsRFC7009Requests_andReportsWhatFailed() async {
         let (oauth, sent) = provider { request throws(HTTPTransportError) in
-            Self.form(request.body)["token_type_hint"] == "refresh_token" ? Self.json(200, "") : Self.json(400, #"{"error":"unsupported_token_type"}"#)
+            Self.form(request.body)["token_type_hint"] == "refresh_token"
+                ? Self.json(200, "") : Self.json(400, #"{"error":"unsupported_token_type"}"#)
         }
         let report = await oauth.revoke(Fixtures.session().revocable)
         #expect(report == RevocationReport(revoked: ["refresh_token"], notRevoked: ["access_token": "HTTP 400 unsupported_token_type"]))
-        #expect(sent.value.map { Self.form($0.body) } == [
-            ["token": "REFRESH-1", "token_type_hint": "refresh_token"], ["token": "ACCESS-1", "token_type_hint": "access_token"],
-        ])
+        #expect(
+            sent.value.map { Self.form($0.body) } == [
+                ["token": "REFRESH-1", "token_type_hint": "refresh_token"], ["token": "ACCESS-1", "token_type_hint": "access_token"],
+            ])
         var config = Self.config
         config.revokeURL = nil
         let (none, nothingSent) = provider(config) { _ throws(HTTPTransportError) in Self.json(200, "") }
@@ -158,7 +172,9 @@ struct OAuthProviderTests {
             ])
         }
         #expect(throws: OAuthConfigError.self) { try OAuthConfig.make(flags: ["preset": .string("myspace")]) }
-        #expect(throws: OAuthConfigError.self) { try OAuthConfig.make(file: ["client_secrte": .string("typo")], flags: ["preset": .string("reddit")]) }
+        #expect(throws: OAuthConfigError.self) {
+            try OAuthConfig.make(file: ["client_secrte": .string("typo")], flags: ["preset": .string("reddit")])
+        }
     }
 
     @Test func configFile_withASecret_mustBePrivate() throws {

@@ -2,7 +2,7 @@ import AuthCore
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Tests/interop/oauth_server.py (authlib) as a child process on a free loopback port. Always
@@ -129,20 +129,23 @@ final class OAuthTestServer: @unchecked Sendable {
 
     /// Revokes a token as the client (the user withdrawing the app's access elsewhere).
     func revoke(_ token: Secret, hint: String = "refresh_token") async throws {
-        let response = try await HTTPClient.live().send(HTTPRequest(
-            method: "POST", url: URL(string: "\(base)/revoke")!,
-            headers: [
-                "Authorization": FormEncoding.basicAuthorization(clientID: clientID, secret: Secret(clientSecret)),
-                "Content-Type": "application/x-www-form-urlencoded",
-            ],
-            body: FormEncoding.body([("token", token.revealed), ("token_type_hint", hint)])))
+        let response = try await HTTPClient.live().send(
+            HTTPRequest(
+                method: "POST", url: URL(string: "\(base)/revoke")!,
+                headers: [
+                    "Authorization": FormEncoding.basicAuthorization(clientID: clientID, secret: Secret(clientSecret)),
+                    "Content-Type": "application/x-www-form-urlencoded",
+                ],
+                body: FormEncoding.body([("token", token.revealed), ("token_type_hint", hint)])))
         guard response.status == 200 else { throw TestFailure("revocation answered \(response.status)") }
     }
 
     /// The status of a userinfo call with `token`: 200 while it is valid.
     func userinfoStatus(_ token: Secret) async throws -> Int {
-        try await HTTPClient.live().send(HTTPRequest(
-            method: "GET", url: URL(string: "\(base)/userinfo")!, headers: ["Authorization": "Bearer \(token.revealed)"])).status
+        try await HTTPClient.live().send(
+            HTTPRequest(
+                method: "GET", url: URL(string: "\(base)/userinfo")!, headers: ["Authorization": "Bearer \(token.revealed)"])
+        ).status
     }
 
     struct Stats: Decodable {

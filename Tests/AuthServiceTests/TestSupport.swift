@@ -3,8 +3,10 @@ import Synchronization
 
 /// Polls `condition` until it holds or the deadline passes: tests wait on conditions, never on
 /// fixed sleeps.
-func eventually(timeout: Duration = .seconds(10), every: Duration = .milliseconds(10),
-                _ condition: () async throws -> Bool) async rethrows -> Bool {
+func eventually(
+    timeout: Duration = .seconds(10), every: Duration = .milliseconds(10),
+    _ condition: () async throws -> Bool
+) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     repeat {
         if try await condition() { return true }

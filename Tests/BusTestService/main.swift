@@ -27,7 +27,9 @@ await ServiceMain.run(
     name: serviceName, overview: "Test fixture service: echo, sleep, fail, whoami, set, get, publish.",
     options: [
         OptionSpec("name", value: "NAME", help: "Service name to register.", default: "testsvc"),
-        OptionSpec("restore-ms", value: "MS", help: "Restore <name>.state (persist, then the kernel) waiting up to MS before serving; 0: start at 0.", default: "0"),
+        OptionSpec(
+            "restore-ms", value: "MS", help: "Restore <name>.state (persist, then the kernel) waiting up to MS before serving; 0: start at 0.",
+            default: "0"),
     ]
 ) { context in
     let bus = context.bus

@@ -128,7 +128,10 @@ struct BrokerTests {
 
     @Test func malformedMessages_areRejected_clientsGet400() {
         var broker = Broker()
-        for frames: Frames in [[client], [client, [1], MDP.client], [client, [], Array("MDPX01".utf8), []], [w1, [], MDP.worker, [9]], [w1, [], MDP.worker, [MDP.Command.request.rawValue]]] {
+        for frames: Frames in [
+            [client], [client, [1], MDP.client], [client, [], Array("MDPX01".utf8), []], [w1, [], MDP.worker, [9]],
+            [w1, [], MDP.worker, [MDP.Command.request.rawValue]],
+        ] {
             let actions = broker.receive(frames, now: t0)
             #expect(actions.contains { if case .rejected = $0 { return true } else { return false } })
         }
@@ -216,7 +219,10 @@ struct BrokerTests {
     }
 
     func readyWithCredit(_ worker: [UInt8], _ service: String, credit: Int) -> Frames {
-        [worker, [], MDP.worker, [MDP.Command.ready.rawValue], Array(service.utf8), Array(#"{"instance":"i-\#(worker.last!)","credit":\#(credit)}"#.utf8)]
+        [
+            worker, [], MDP.worker, [MDP.Command.ready.rawValue], Array(service.utf8),
+            Array(#"{"instance":"i-\#(worker.last!)","credit":\#(credit)}"#.utf8),
+        ]
     }
 
     @Test func credit_letsAWorkerHoldSeveralRequests_answeredInOrder() {

@@ -100,7 +100,10 @@ struct AuthIntegrationTests {
                 let _: TokenReply = try await h.client(name: "weather").request("auth", "token", NoInput())
                 Issue.record("an unlisted caller got the token")
             } catch {
-                #expect(error == .reply(status: 403, code: "forbidden", message: "'weather' may not read the access token (auth --token-callers lists who may)"))
+                #expect(
+                    error
+                        == .reply(
+                            status: 403, code: "forbidden", message: "'weather' may not read the access token (auth --token-callers lists who may)"))
             }
 
             // A late observer gets the current state first.
@@ -118,10 +121,11 @@ struct AuthIntegrationTests {
             first.signal(SIGKILL)
             #expect(await first.waitForExit(timeout: .seconds(5)) != nil)
             let second = try await startAuth(h, stateDirectory: stateDirectory, arguments: server.authArguments, environment: server.authEnvironment)
-            #expect(await eventually(timeout: .seconds(15)) {
-                states() == ["signedOut", "signinInProgress", "authenticated", "refreshing", "authenticated", "refreshing", "authenticated"]
-            })
-            #expect(seen.withLock { $0.last?.value } .map { ($0.user, $0.scopes) } ?? (nil, []) == ("alice", ["identity", "read"]))
+            #expect(
+                await eventually(timeout: .seconds(15)) {
+                    states() == ["signedOut", "signinInProgress", "authenticated", "refreshing", "authenticated", "refreshing", "authenticated"]
+                })
+            #expect(seen.withLock { $0.last?.value }.map { ($0.user, $0.scopes) } ?? (nil, []) == ("alice", ["identity", "read"]))
             #expect(seen.withLock { $0.dropLast().last?.value.reason } == "restored")
             #expect(await onlyInstance(h, second))
             let restored: AuthStateValue = try await caller.request("auth", "state", NoInput())
@@ -132,7 +136,10 @@ struct AuthIntegrationTests {
             #expect(out.state == "signedOut")
             #expect(out.revoked == ["refresh_token", "access_token"])
             #expect(await eventually { states().last == "signedOut" })
-            #expect(states() == ["signedOut", "signinInProgress", "authenticated", "refreshing", "authenticated", "refreshing", "authenticated", "signedOut"])
+            #expect(
+                states() == [
+                    "signedOut", "signinInProgress", "authenticated", "refreshing", "authenticated", "refreshing", "authenticated", "signedOut",
+                ])
             #expect(seen.withLock { $0.map(\.seq) } == Array(1...8), "one sequence across both auth processes, no gap")
             #expect(!FileManager.default.fileExists(atPath: tokenFile.path))
 
@@ -143,12 +150,15 @@ struct AuthIntegrationTests {
             let events = recording.all
             #expect(events.filter { $0.topic == "auth.state" }.count >= 8, "the recorder saw the auth.state events")
             recording.stop()
-            let recorded = events.map { "\($0.topic) \(String(decoding: $0.meta.encode(), as: UTF8.self)) \(String(decoding: $0.payload, as: UTF8.self))" }
-            let logs: [(String, String)] = [
-                ("auth #1 stderr", first.stderr), ("auth #1 stdout", first.stdout), ("auth #2 stderr", second.stderr),
-                ("auth #2 stdout", second.stdout), ("kernel stderr", h.kernel.stderr), ("kernel stdout", h.kernel.stdout),
-                ("oauth server stderr", server.process.stderr), ("oauth server log", (try? String(contentsOf: serverLog, encoding: .utf8)) ?? ""),
-            ] + recorded.enumerated().map { ("event \($0.offset)", $0.element) }
+            let recorded = events.map {
+                "\($0.topic) \(String(decoding: $0.meta.encode(), as: UTF8.self)) \(String(decoding: $0.payload, as: UTF8.self))"
+            }
+            let logs: [(String, String)] =
+                [
+                    ("auth #1 stderr", first.stderr), ("auth #1 stdout", first.stdout), ("auth #2 stderr", second.stderr),
+                    ("auth #2 stdout", second.stdout), ("kernel stderr", h.kernel.stderr), ("kernel stdout", h.kernel.stdout),
+                    ("oauth server stderr", server.process.stderr), ("oauth server log", (try? String(contentsOf: serverLog, encoding: .utf8)) ?? ""),
+                ] + recorded.enumerated().map { ("event \($0.offset)", $0.element) }
             #expect(first.stderr.contains("auth.state signedOut -> signinInProgress"), "the logs are there to search")
             for credential in credentials + [server.clientSecret] {
                 for (source, text) in logs where text.contains(credential) {
@@ -172,16 +182,18 @@ struct AuthIntegrationTests {
             #expect(registered.user == "alice")
             func login(_ user: String, _ password: String) async -> BusError? {
                 do throws(BusError) {
-                    let _: AuthStateValue = try await caller.request("auth", "login", ["username": user, "password": password], timeout: .seconds(10))
+                    let _: AuthStateValue = try await caller.request(
+                        "auth", "login", ["username": user, "password": password], timeout: .seconds(10))
                     return nil
                 } catch { return error }
             }
             #expect(await login("alice", "wrong horse")?.status == 403)
             #expect(await login("bob", "correct horse") == .reply(status: 404, code: "unknown_user", message: "no user 'bob': register first"))
             #expect(await login("alice", "correct horse") == nil)
-            #expect(await eventually {
-                states() == ["signedOut", "signinInProgress", "signedOut", "signinInProgress", "signedOut", "signinInProgress", "authenticated"]
-            })
+            #expect(
+                await eventually {
+                    states() == ["signedOut", "signinInProgress", "signedOut", "signinInProgress", "signedOut", "signinInProgress", "authenticated"]
+                })
             #expect(seen.withLock { $0[2].value.reason } == "invalid_credentials")
             #expect(seen.withLock { $0[4].value.reason } == "unknown_user")
 
@@ -213,7 +225,8 @@ struct AuthIntegrationTests {
             let caller = h.client(name: "tester")
             struct Registered: Codable { var user: String }
             let _: Registered = try await caller.request("auth", "register", ["username": "carol", "password": "correct horse"])
-            let _: AuthStateValue = try await caller.request("auth", "login", ["username": "carol", "password": "correct horse"], timeout: .seconds(10))
+            let _: AuthStateValue = try await caller.request(
+                "auth", "login", ["username": "carol", "password": "correct horse"], timeout: .seconds(10))
             #expect(await eventually { seen.withLock { $0.filter { $0.value.reason == "scheduled" }.count } >= 2 })
             let states = seen.withLock { $0.map(\.value.state) }
             #expect(Array(states.prefix(3)) == ["signedOut", "signinInProgress", "authenticated"])

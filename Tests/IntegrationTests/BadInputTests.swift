@@ -53,7 +53,10 @@ struct BadInputTests {
         try await Harness.with { h in
             for endpoint in [h.endpoints.requests, h.endpoints.eventsIn, h.endpoints.eventsOut] {
                 let port = UInt16(endpoint.split(separator: ":").last!)!
-                for payload in [Array(repeating: UInt8(0xff), count: 4096), Array("GET / HTTP/1.1\r\n\r\n".utf8), (0..<512).map { _ in UInt8.random(in: 0...255) }] {
+                for payload in [
+                    Array(repeating: UInt8(0xff), count: 4096), Array("GET / HTTP/1.1\r\n\r\n".utf8),
+                    (0..<512).map { _ in UInt8.random(in: 0...255) },
+                ] {
                     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
                     var addr = sockaddr_in()
                     addr.sin_family = sa_family_t(AF_INET)
@@ -84,9 +87,10 @@ struct BadInputTests {
             try raw.send([MDP.client, Array("svc".utf8)])
             try raw.send([[], Array("MDPC99".utf8), Array("svc".utf8)])
             try raw.send([[], MDP.worker, [0x09]])
-            #expect(await eventually {
-                ((try? await kernelStats(h))?["requests"] as? [String: Any])?["rejected"] as? Int ?? 0 >= 4
-            })
+            #expect(
+                await eventually {
+                    ((try? await kernelStats(h))?["requests"] as? [String: Any])?["rejected"] as? Int ?? 0 >= 4
+                })
             #expect(await alive(h))
         }
     }

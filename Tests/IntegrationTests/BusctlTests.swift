@@ -251,7 +251,9 @@ struct BusctlTests {
             let pretty = try await h.busctl(["monitor", "testsvc.state", "--count", "1"])
             #expect(pretty.status == 0)
             let line = pretty.stdout.trimmingCharacters(in: .newlines)
-            #expect(line.range(of: #"^\d\d:\d\d:\d\d\.\d{3}  testsvc\.state +testsvc +#1 +\[current\] \{"value":7\}$"#, options: .regularExpression) != nil, "\(line)")
+            #expect(
+                line.range(of: #"^\d\d:\d\d:\d\d\.\d{3}  testsvc\.state +testsvc +#1 +\[current\] \{"value":7\}$"#, options: .regularExpression)
+                    != nil, "\(line)")
 
             let short = try await h.busctl(["monitor", "nothing.>", "--count", "2", "--timeout", "0.3"])
             #expect(short.status == 3)
@@ -417,18 +419,22 @@ struct BusctlTests {
             #expect(lines[0]["protocol"] as? Int == 1)
             #expect(lines[0]["started_us"] is Int)
             let recorded = lines.dropFirst().map { line in
-                (topic: line["topic"] as! String, payload: Data(base64Encoded: line["payload_b64"] as! String)!,
-                 meta: try! EventMeta.decode(Array(Data(base64Encoded: line["meta_b64"] as! String)!)), offset: line["t_us"] as! Int)
+                (
+                    topic: line["topic"] as! String, payload: Data(base64Encoded: line["payload_b64"] as! String)!,
+                    meta: try! EventMeta.decode(Array(Data(base64Encoded: line["meta_b64"] as! String)!)), offset: line["t_us"] as! Int
+                )
             }
             #expect(recorded.map(\.topic) == ["testsvc.state", "testsvc.tick", "testsvc.tick", "testsvc.tick", "testsvc.state"])
-            #expect(recorded.map { String(decoding: $0.payload, as: UTF8.self) } == [
-                #"{"value":3}"#, #"{"value":0}"#, #"{"value":1}"#, #"{"value":2}"#, #"{"value":4}"#,
-            ])
+            #expect(
+                recorded.map { String(decoding: $0.payload, as: UTF8.self) } == [
+                    #"{"value":3}"#, #"{"value":0}"#, #"{"value":1}"#, #"{"value":2}"#, #"{"value":4}"#,
+                ])
             #expect(recorded[0].meta.flags.contains(.snapshot))
             #expect(recorded.map(\.offset) == recorded.map(\.offset).sorted())
             #expect(recorded.allSatisfy { $0.meta.source == "testsvc" })
 
-            let monitor = try h.spawn(Binaries.busctl, ["monitor", "testsvc.>", "--live", "--json", "--count", "5", "--timeout", "20"], name: "monitor")
+            let monitor = try h.spawn(
+                Binaries.busctl, ["monitor", "testsvc.>", "--live", "--json", "--count", "5", "--timeout", "20"], name: "monitor")
             #expect(await waitForSubscription(h, prefix: "testsvc.", count: 1))
             let replay = try await h.busctl(["replay", file, "--speed", "0"])
             #expect(replay.status == 0, "\(replay.stderr)")
@@ -473,7 +479,10 @@ struct BusctlTests {
                 ("future.rec", header(version: 2) + "\n", "line 1: recording format version 2 is not supported"),
                 ("protocol.rec", header(protocolVersion: 9) + "\n", "line 1: events were recorded with protocol 9"),
                 ("line.rec", header() + "\n" + event(1) + "\n{\"t_us\":5}\n", "line 3: no topic"),
-                ("meta.rec", header() + "\n" + #"{"t_us":0,"topic":"a.b","meta_b64":"AAAA","payload_b64":""}"# + "\n", "line 2: malformed message: event meta is 3 bytes"),
+                (
+                    "meta.rec", header() + "\n" + #"{"t_us":0,"topic":"a.b","meta_b64":"AAAA","payload_b64":""}"# + "\n",
+                    "line 2: malformed message: event meta is 3 bytes"
+                ),
             ]
             let monitor = try h.spawn(Binaries.busctl, ["monitor", "bad.>", "--json"], name: "monitor")
             #expect(await waitForSubscription(h, prefix: "bad.", count: 1))

@@ -58,7 +58,8 @@ struct EventPlaneTests {
             let sub = try h.client().subscribe("pubsvc.burst.>")
             let collector = Collector(sub)
             try await sub.confirm()
-            let _: Counter = try await h.client().request("pubsvc", "publish", ["topic": AnyCodable("pubsvc.burst.tick"), "count": AnyCodable(500)], timeout: .seconds(10))
+            let _: Counter = try await h.client().request(
+                "pubsvc", "publish", ["topic": AnyCodable("pubsvc.burst.tick"), "count": AnyCodable(500)], timeout: .seconds(10))
             #expect(await collector.waitFor(count: 500))
             #expect(collector.live.map(\.meta.seq) == Array(1...500))
             #expect(collector.live.allSatisfy { $0.missed == 0 })
@@ -193,10 +194,11 @@ struct EventPlaneTests {
             let bus = h.client(name: "stat")
             try await bus.publish("stat.a", ["x": 1], retain: true)
             try await bus.publish("stat.b", ["x": 2])
-            #expect(await eventually {
-                let values = (try? await bus.retainedValues(matching: "stat.>")) ?? []
-                return values.map(\.topic) == ["stat.a"]
-            })
+            #expect(
+                await eventually {
+                    let values = (try? await bus.retainedValues(matching: "stat.>")) ?? []
+                    return values.map(\.topic) == ["stat.a"]
+                })
             let reply = try await bus.call("bus", "stats")
             let stats = try #require(try JSONSerialization.jsonObject(with: Data(reply.payload)) as? [String: Any])
             let topics = try #require(stats["topics"] as? [[String: Any]])

@@ -37,8 +37,10 @@ struct InteropTests {
     }
 
     /// Runs a program to its end (bounded) and returns its exit status and JSON lines.
-    func run(_ h: Harness, _ script: String, _ arguments: [String], identity: String,
-             timeout: Duration = .seconds(20)) async throws -> (status: Int32, lines: [[String: Any]]) {
+    func run(
+        _ h: Harness, _ script: String, _ arguments: [String], identity: String,
+        timeout: Duration = .seconds(20)
+    ) async throws -> (status: Int32, lines: [[String: Any]]) {
         let process = try await python(h, script, arguments, identity: identity)
         guard let status = await process.waitForExit(timeout: timeout) else {
             await process.stop()
@@ -103,7 +105,8 @@ struct InteropTests {
     func pythonClient_pythonBusWorker_upper_unknownMethod404_badJSON400(socket: String) async throws {
         try await Harness.with { h in
             try await startWorker(h, "pybus", mode: "bus", instance: "pybus-1")
-            let upper = try #require(try await mdp(h, ["--service", "pybus", "--method", "upper", "--payload", #"{"text":"hello bus"}"#], socket: socket).first)
+            let upper = try #require(
+                try await mdp(h, ["--service", "pybus", "--method", "upper", "--payload", #"{"text":"hello bus"}"#], socket: socket).first)
             #expect(upper["status"] as? Int == 200)
             #expect(string(upper["payload"], "text") == "HELLO BUS")
             #expect(string(upper["meta"], "from") == "pybus-1")
@@ -114,7 +117,8 @@ struct InteropTests {
             #expect(string(unknown["payload"], "code") == "no_such_method")
             #expect(string(unknown["meta"], "id")?.hasPrefix("py-") == true)
 
-            let badJSON = try #require(try await mdp(h, ["--service", "pybus", "--frames", "upper", #"{"id":"bad-json-1"}"#, "{not json"], socket: socket).first)
+            let badJSON = try #require(
+                try await mdp(h, ["--service", "pybus", "--frames", "upper", #"{"id":"bad-json-1"}"#, "{not json"], socket: socket).first)
             #expect(badJSON["status"] as? Int == 400)
             #expect(string(badJSON["payload"], "code") == "invalid_json")
             #expect(string(badJSON["meta"], "id") == "bad-json-1")
@@ -135,7 +139,8 @@ struct InteropTests {
             #expect(string(echo["meta"], "id")?.hasPrefix("py-") == true)
             #expect((echo["meta"] as? [String: Any])?["elapsed_us"] is Int)
 
-            let fail = try #require(try await mdp(h, ["--service", "testsvc", "--method", "fail", "--payload", #"{"status":409,"code":"taken"}"#], socket: socket).first)
+            let fail = try #require(
+                try await mdp(h, ["--service", "testsvc", "--method", "fail", "--payload", #"{"status":409,"code":"taken"}"#], socket: socket).first)
             #expect(fail["status"] as? Int == 409)
             #expect(string(fail["payload"], "code") == "taken")
             #expect(string(fail["payload"], "message") == "failure requested by the caller")
@@ -235,10 +240,15 @@ struct InteropTests {
     @Test func pythonSubscriber_decodesSwiftPublishers_withWildcardsAndPrefixFiltering() async throws {
         try await Harness.with { h in
             try await h.startTestService(name: "pyfeed")
-            let subscriber = try await python(h, "bus_sub.py", ["--pattern", "pyfeed.*.voted", "--pattern", "swiftpub.>",
-                                                                "--count", "8", "--timeout", "20"], identity: "pysub")
-            #expect(await eventually(timeout: .seconds(15)) { lines(subscriber).first?["subscribed"] as? Bool == true || !subscriber.isRunning },
-                    "bus_sub.py did not confirm its subscription; stderr:\n\(subscriber.stderr)")
+            let subscriber = try await python(
+                h, "bus_sub.py",
+                [
+                    "--pattern", "pyfeed.*.voted", "--pattern", "swiftpub.>",
+                    "--count", "8", "--timeout", "20",
+                ], identity: "pysub")
+            #expect(
+                await eventually(timeout: .seconds(15)) { lines(subscriber).first?["subscribed"] as? Bool == true || !subscriber.isRunning },
+                "bus_sub.py did not confirm its subscription; stderr:\n\(subscriber.stderr)")
 
             // The test client: first topics the patterns reject (outside the wire prefix, and
             // the prefix alone), then three that match, all on one connection, so in order.
@@ -250,7 +260,8 @@ struct InteropTests {
             // `pyfeed.*.voted` first, then five that match.
             let caller = h.client()
             for (topic, count) in [("pyfeed.post.created", 2), ("pyfeed.post.voted.extra", 1), ("pyfeed.post.voted", 5)] {
-                let done: InteropValue = try await caller.request("pyfeed", "publish", ["topic": AnyCodable(topic), "count": AnyCodable(count)], timeout: .seconds(5))
+                let done: InteropValue = try await caller.request(
+                    "pyfeed", "publish", ["topic": AnyCodable(topic), "count": AnyCodable(count)], timeout: .seconds(5))
                 #expect(done.value == count)
             }
 
@@ -310,8 +321,12 @@ struct InteropTests {
 
             let other = try await run(h, "bus_pub.py", ["--topic", "pypub.tick.b", "--count", "2", "--source", "pypub"], identity: "pypub")
             #expect(other.lines.first?["published"] as? Int == 2)
-            let ticks = try await run(h, "bus_pub.py", ["--topic", "pypub.tick.a", "--count", "5", "--payload", #"{"i":0}"#, "--index-field", "i",
-                                                        "--source", "pypub", "--instance", "pypub-1"], identity: "pypub")
+            let ticks = try await run(
+                h, "bus_pub.py",
+                [
+                    "--topic", "pypub.tick.a", "--count", "5", "--payload", #"{"i":0}"#, "--index-field", "i",
+                    "--source", "pypub", "--instance", "pypub-1",
+                ], identity: "pypub")
             #expect(ticks.lines.first?["first_seq"] as? Int == 1 && ticks.lines.first?["last_seq"] as? Int == 5)
 
             #expect(await wideEvents.waitFor(count: 7))
@@ -328,8 +343,12 @@ struct InteropTests {
             #expect(received.allSatisfy { $0.meta.timestampMicros > nowMicros - 60_000_000 && $0.meta.timestampMicros <= nowMicros + 60_000_000 })
 
             // A retained state published by pyzmq: three changes, seq 1..3.
-            let state = try await run(h, "bus_pub.py", ["--topic", "pypub.state", "--retain", "--count", "3", "--payload", #"{"value":0}"#,
-                                                        "--index-field", "value", "--source", "pypub", "--instance", "pypub-2"], identity: "pypub")
+            let state = try await run(
+                h, "bus_pub.py",
+                [
+                    "--topic", "pypub.state", "--retain", "--count", "3", "--payload", #"{"value":0}"#,
+                    "--index-field", "value", "--source", "pypub", "--instance", "pypub-2",
+                ], identity: "pypub")
             #expect(state.lines.first?["last_seq"] as? Int == 3)
             let reader = h.client()
             #expect(await eventually { (try? await reader.retained("pypub.state"))?.meta.seq == 3 })
@@ -351,8 +370,12 @@ struct InteropTests {
             let first = try #require(seen.withLock { $0.first })
             #expect(first.value == InteropValue(value: 2) && first.seq == 3 && first.origin == .current)
             // bus_pub continues the kernel's sequence of the state topic (reads bus.retained).
-            let next = try await run(h, "bus_pub.py", ["--topic", "pypub.state", "--retain", "--count", "1", "--payload", #"{"value":10}"#,
-                                                       "--source", "pypub", "--instance", "pypub-3"], identity: "pypub")
+            let next = try await run(
+                h, "bus_pub.py",
+                [
+                    "--topic", "pypub.state", "--retain", "--count", "1", "--payload", #"{"value":10}"#,
+                    "--source", "pypub", "--instance", "pypub-3",
+                ], identity: "pypub")
             #expect(next.lines.first?["first_seq"] as? Int == 4)
             #expect(await eventually { seen.withLock { $0.last?.value.value } == 10 })
             let values = seen.withLock { $0 }

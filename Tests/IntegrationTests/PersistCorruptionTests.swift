@@ -17,7 +17,8 @@ struct PersistCorruptionTests {
         let pad = String(repeating: "p", count: 120)
         for i in 1...Self.perTopic {
             for topic in Self.topics {
-                try await publisher.publish(topic, ["value": AnyCodable(i), "marker": AnyCodable(String(format: "M%06d", i)), "pad": AnyCodable(pad)], retain: true)
+                try await publisher.publish(
+                    topic, ["value": AnyCodable(i), "marker": AnyCodable(String(format: "M%06d", i)), "pad": AnyCodable(pad)], retain: true)
             }
         }
         for topic in Self.topics {

@@ -14,8 +14,9 @@ struct PersistGapTests {
             let publisher = h.client(name: "gappy")
             // Raw events with chosen sequence numbers: 1, 2, then 5 (3 and 4 never arrive).
             for seq in [UInt64(1), 2, 5] {
-                let meta = EventMeta(flags: .retained, seq: seq, timestampMicros: UInt64(Date().timeIntervalSince1970 * 1_000_000),
-                                     source: "gappy", instance: publisher.instance)
+                let meta = EventMeta(
+                    flags: .retained, seq: seq, timestampMicros: UInt64(Date().timeIntervalSince1970 * 1_000_000),
+                    source: "gappy", instance: publisher.instance)
                 try publisher.send(event: [Array("gappy.state".utf8), meta.encode(), Array("{\"value\":\(seq)}".utf8)])
             }
             let counted = await eventually {

@@ -168,9 +168,10 @@ struct PersistKillTests {
     }
 
     func storedSeqs(_ h: Harness, topic: String, instance: String) async throws -> Set<UInt64> {
-        Set(try await h.persistHistory(topic).compactMap { event -> UInt64? in
-            guard event["instance"] as? String == instance else { return nil }
-            return (event["seq"] as? NSNumber)?.uint64Value
-        })
+        Set(
+            try await h.persistHistory(topic).compactMap { event -> UInt64? in
+                guard event["instance"] as? String == instance else { return nil }
+                return (event["seq"] as? NSNumber)?.uint64Value
+            })
     }
 }

@@ -10,9 +10,13 @@ struct SecurityTests {
 
     func peer(_ h: Harness, _ credentials: [String], _ action: [String], timeout: Double = 2) throws -> TestProcess {
         let keys = h.keys!
-        return try h.spawn("/usr/bin/env", ["python3", Self.peerScript, "--kernel", h.kernelURL, "--server-key",
-                                            keys.appendingPathComponent("kernel.key").path, "--timeout", String(timeout)]
-                           + credentials + action, name: "pyzmq")
+        return try h.spawn(
+            "/usr/bin/env",
+            [
+                "python3", Self.peerScript, "--kernel", h.kernelURL, "--server-key",
+                keys.appendingPathComponent("kernel.key").path, "--timeout", String(timeout),
+            ]
+                + credentials + action, name: "pyzmq")
     }
 
     func lines(_ process: TestProcess) -> [[String: Any]] {
@@ -110,9 +114,13 @@ struct SecurityTests {
             let wrongDir = FileManager.default.temporaryDirectory.appendingPathComponent("wrong-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: wrongDir) }
             try wrongKey.write(name: "kernel", to: wrongDir)
-            let py = try h.spawn("/usr/bin/env", ["python3", Self.peerScript, "--kernel", h.kernelURL, "--server-key",
-                                                  wrongDir.appendingPathComponent("kernel.key").path, "--cert",
-                                                  h.keys!.appendingPathComponent("test.key_secret").path, "call", "bus", "ping"], name: "pyzmq")
+            let py = try h.spawn(
+                "/usr/bin/env",
+                [
+                    "python3", Self.peerScript, "--kernel", h.kernelURL, "--server-key",
+                    wrongDir.appendingPathComponent("kernel.key").path, "--cert",
+                    h.keys!.appendingPathComponent("test.key_secret").path, "call", "bus", "ping",
+                ], name: "pyzmq")
             #expect(await finish(py).first?["timeout"] as? Bool == true)
         }
     }
@@ -176,8 +184,9 @@ struct SecurityTests {
     @Test func kernel_refusesToStart_withoutItsZAPHandler() async throws {
         let h = try Harness(secure: true)
         defer { try? FileManager.default.removeItem(at: h.keys!) }
-        let result = try await h.busctl(["kernel", "--kernel", h.kernelURL, "--keys", h.keys!.path], timeout: .seconds(10),
-                                        environment: ["BUS_TEST_DISABLE_ZAP": "1"])
+        let result = try await h.busctl(
+            ["kernel", "--kernel", h.kernelURL, "--keys", h.keys!.path], timeout: .seconds(10),
+            environment: ["BUS_TEST_DISABLE_ZAP": "1"])
         #expect(result.status == 78)
         #expect(result.stderr.contains("ZAP handler is not running"))
         #expect(FreePorts.isFree(Int(h.kernelURL.split(separator: ":").last!)!))
@@ -193,15 +202,21 @@ struct SecurityTests {
         var mode = stat()
         stat(dir.appendingPathComponent("svc.key_secret").path, &mode)
         #expect(mode.st_mode & 0o777 == 0o600)
-        let py = try TestProcess("/usr/bin/env", ["python3", "-c",
-            "import zmq.auth,sys; p,s=zmq.auth.load_certificate(sys.argv[1]); print(p.decode()); print('secret' if s else 'none')",
-            dir.appendingPathComponent("svc.key_secret").path])
+        let py = try TestProcess(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                "import zmq.auth,sys; p,s=zmq.auth.load_certificate(sys.argv[1]); print(p.decode()); print('secret' if s else 'none')",
+                dir.appendingPathComponent("svc.key_secret").path,
+            ])
         await py.waitForExit(timeout: .seconds(10))
         #expect(py.stdout.split(separator: "\n").first.map(String.init) == info["public_key"] as? String)
         #expect(py.stdout.contains("secret"))
         // And a certificate pyzmq wrote is read by the library.
         let pyDir = dir.appendingPathComponent("py")
-        let mk = try TestProcess("/usr/bin/env", ["python3", "-c", "import zmq.auth,sys,os; os.makedirs(sys.argv[1]); zmq.auth.create_certificates(sys.argv[1], 'peer')", pyDir.path])
+        let mk = try TestProcess(
+            "/usr/bin/env",
+            ["python3", "-c", "import zmq.auth,sys,os; os.makedirs(sys.argv[1]); zmq.auth.create_certificates(sys.argv[1], 'peer')", pyDir.path])
         await mk.waitForExit(timeout: .seconds(10))
         // pyzmq writes secret files 0644: the library refuses those until they are made private.
         let pySecret = pyDir.appendingPathComponent("peer.key_secret")

@@ -30,12 +30,15 @@ final class UpSession: Sendable {
     /// Starts `busctl up` with BusTestService as each of `names` (and only those, plus the
     /// package services in `packageServices`), waits for its summary line, runs `body`, and
     /// stops everything.
-    static func with(_ names: [String], packageServices: [String] = [], extra: [String] = [], serviceArguments extraArguments: String = "",
-                     executables: [String: String] = [:], _ body: (UpSession) async throws -> Void) async throws {
+    static func with(
+        _ names: [String], packageServices: [String] = [], extra: [String] = [], serviceArguments extraArguments: String = "",
+        executables: [String: String] = [:], _ body: (UpSession) async throws -> Void
+    ) async throws {
         let harness = try Harness()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("swiftbus-up-\(UUID().uuidString)")
         let only = (packageServices + names).joined(separator: ",")
-        let arguments = ["up", "--kernel", harness.kernelURL, "--state-dir", state.path, "--only", only]
+        let arguments =
+            ["up", "--kernel", harness.kernelURL, "--state-dir", state.path, "--only", only]
             + serviceArguments(names, extraArguments: extraArguments, executables: executables) + extra
         let up: TestProcess
         do {
@@ -48,7 +51,8 @@ final class UpSession: Sendable {
         do {
             let started = await eventually(timeout: .seconds(20)) { up.stdout.contains("services up") || !up.isRunning }
             guard started, up.isRunning else {
-                throw HarnessError("busctl up did not start (status \(up.exitStatus.map(String.init) ?? "running")); stdout:\n\(up.stdout)\nstderr:\n\(up.stderr)")
+                throw HarnessError(
+                    "busctl up did not start (status \(up.exitStatus.map(String.init) ?? "running")); stdout:\n\(up.stdout)\nstderr:\n\(up.stderr)")
             }
             try await body(session)
         } catch {
@@ -221,7 +225,9 @@ struct SupervisorTests {
 
             let all = results.withLock { $0 }
             let failures = all.compactMap { if case .failure(let error) = $0 { return error } else { return nil } }
-            #expect(failures.isEmpty, "failed requests: \(failures.prefix(5)); up's output:\n\(s.up.stdout.split(separator: "\n").suffix(60).joined(separator: "\n"))")
+            #expect(
+                failures.isEmpty,
+                "failed requests: \(failures.prefix(5)); up's output:\n\(s.up.stdout.split(separator: "\n").suffix(60).joined(separator: "\n"))")
             #expect(all.count >= 240)
             let pids = all.compactMap { try? $0.get() }
             let status = try await s.status()
@@ -240,7 +246,10 @@ struct SupervisorTests {
     @Test func replace_ofACrashLoopingService_runsTheNewBinary() async throws {
         try await UpSession.with(["broken"], executables: ["broken": "/bin/false"]) { s in
             #expect(s.up.stdout.contains(try Regex("\\[supervisor\\] broken +failed to register: pid \\d+ exited with status 1")))
-            #expect(await eventually { s.up.stdout.contains("[supervisor] broken (pid ") && s.up.stdout.contains("exited with status 1; restarting in 0.5 s") })
+            #expect(
+                await eventually {
+                    s.up.stdout.contains("[supervisor] broken (pid ") && s.up.stdout.contains("exited with status 1; restarting in 0.5 s")
+                })
             let replaced = try await s.harness.busctl(["replace", "broken", "--binary", Binaries.testService])
             #expect(replaced.status == 0, "stderr: \(replaced.stderr)")
             #expect(try replaced.stdout.contains(Regex("^replaced broken: pid \\d+ \\(had already exited, status 1\\) -> pid \\d+ running ")))
@@ -392,7 +401,10 @@ struct SupervisorUnitTests {
     @Test func backoff_doublesToTheMaximum_andResetsAfterALongUptime() {
         var backoff = Backoff()
         let delays = (0..<9).map { _ in backoff.delay(afterUptime: .seconds(1)) }
-        #expect(delays == [.milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(30), .seconds(30), .seconds(30)])
+        #expect(
+            delays == [
+                .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(30), .seconds(30), .seconds(30),
+            ])
         #expect(backoff.delay(afterUptime: .seconds(60)) == .milliseconds(500))
         #expect(backoff.delay(afterUptime: .seconds(59)) == .seconds(1))
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PersistCore
 
 struct CommittedRangesTests {
@@ -8,10 +9,11 @@ struct CommittedRangesTests {
             event("a.state", seq: 2, value: 0), event("a.state", seq: 7, value: 0), event("a.state", seq: 4, value: 0, instance: "svc-2"),
         ]
         let ranges = CommittedRanges.from(events)
-        #expect(ranges == [
-            CommittedRanges(topic: "a.state", instance: "svc-1", ranges: [1...3, 7...7]),
-            CommittedRanges(topic: "a.state", instance: "svc-2", ranges: [4...4]),
-            CommittedRanges(topic: "b.state", instance: "svc-1", ranges: [2...2]),
-        ])
+        #expect(
+            ranges == [
+                CommittedRanges(topic: "a.state", instance: "svc-1", ranges: [1...3, 7...7]),
+                CommittedRanges(topic: "a.state", instance: "svc-2", ranges: [4...4]),
+                CommittedRanges(topic: "b.state", instance: "svc-1", ranges: [2...2]),
+            ])
     }
 }

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Testing
+
 @testable import PersistCore
 
 /// Damaged database files: detected at start, never served, quarantined or refused.
@@ -18,7 +19,9 @@ struct CorruptionTests {
         #expect(await events.waitForCommitted(count))
         events.stop()
         await engine.close()
-        #expect(!FileManager.default.fileExists(atPath: dir.database + "-wal") || ((try? FileManager.default.attributesOfItem(atPath: dir.database + "-wal")[.size] as? Int) ?? 0) == 0)
+        #expect(
+            !FileManager.default.fileExists(atPath: dir.database + "-wal")
+                || ((try? FileManager.default.attributesOfItem(atPath: dir.database + "-wal")[.size] as? Int) ?? 0) == 0)
     }
 
     /// Flips one byte inside the payload nearest the middle of the file.

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Testing
+
 @testable import PersistCore
 
 @Suite(.serialized)

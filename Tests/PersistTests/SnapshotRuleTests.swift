@@ -1,5 +1,6 @@
 import Bus
 import Testing
+
 @testable import PersistCore
 
 struct SnapshotRuleTests {

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Synchronization
+
 @testable import PersistCore
 
 /// A fresh folder under the system temp directory, removed by `remove()`.
@@ -33,8 +34,10 @@ final class Shared<Value: Sendable>: Sendable {
 }
 
 /// Polls `condition` until it holds or the deadline passes.
-func eventually(timeout: Duration = .seconds(10), every: Duration = .milliseconds(10),
-                _ condition: () async throws -> Bool) async rethrows -> Bool {
+func eventually(
+    timeout: Duration = .seconds(10), every: Duration = .milliseconds(10),
+    _ condition: () async throws -> Bool
+) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     repeat {
         if try await condition() { return true }
@@ -77,11 +80,14 @@ final class EngineEvents: Sendable {
     func stop() { task.cancel() }
 }
 
-func event(_ topic: String, seq: UInt64, value: Int, instance: String = "svc-1", flags: EventMeta.Flags = [.retained],
-           time: UInt64? = nil, origin: EventOrigin = .live, stored: UInt64? = nil) -> StoredEvent {
+func event(
+    _ topic: String, seq: UInt64, value: Int, instance: String = "svc-1", flags: EventMeta.Flags = [.retained],
+    time: UInt64? = nil, origin: EventOrigin = .live, stored: UInt64? = nil
+) -> StoredEvent {
     let meta = EventMeta(flags: flags, seq: seq, timestampMicros: time ?? (1_700_000_000_000_000 + seq), source: "svc", instance: instance)
-    return StoredEvent(topic: topic, meta: meta, payload: Array("{\"value\":\(value)}".utf8),
-                       storedMicros: stored ?? WallClock.microsNow(), origin: origin)
+    return StoredEvent(
+        topic: topic, meta: meta, payload: Array("{\"value\":\(value)}".utf8),
+        storedMicros: stored ?? WallClock.microsNow(), origin: origin)
 }
 
 func configuration(_ dir: TempDirectory) -> PersistEngine.Configuration {

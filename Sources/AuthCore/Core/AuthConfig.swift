@@ -12,8 +12,10 @@ public struct AuthConfig: Sendable, Equatable {
     /// Refresh at least this long before the access token expires.
     public var expiryMargin: Duration
 
-    public init(provider: ProviderKind = .local, tokenCallers: Set<String> = [], refreshInterval: Duration = .seconds(1800),
-                retryInterval: Duration = .seconds(60), expiryMargin: Duration = .seconds(60)) {
+    public init(
+        provider: ProviderKind = .local, tokenCallers: Set<String> = [], refreshInterval: Duration = .seconds(1800),
+        retryInterval: Duration = .seconds(60), expiryMargin: Duration = .seconds(60)
+    ) {
         self.provider = provider
         self.tokenCallers = tokenCallers
         self.refreshInterval = refreshInterval

@@ -39,4 +39,3 @@ public enum AuthReply: Sendable, Equatable {
     /// An error reply.
     case failure(ServiceError)
 }
-

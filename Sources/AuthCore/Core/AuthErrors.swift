@@ -28,7 +28,8 @@ public enum AuthErrors {
         403, "refresh_expired", "the provider rejected the refresh token (expired or revoked); signed out: sign in again")
 
     public static func invalidGrant(_ detail: String) -> ServiceError {
-        ServiceError(403, "invalid_grant", "the provider rejected the authorization code (expired or already used): start the sign-in again (\(detail))")
+        ServiceError(
+            403, "invalid_grant", "the provider rejected the authorization code (expired or already used): start the sign-in again (\(detail))")
     }
 
     public static func authorizationDenied(_ error: String, _ description: String?) -> ServiceError {
@@ -45,7 +46,8 @@ public enum AuthErrors {
     public static let cancelled = ServiceError(409, "cancelled", "cancelled by logout")
     public static let signedOutMeanwhile = ServiceError(409, "signed_out", "signed out before the request could be answered")
     public static let notRefreshable = ServiceError(409, "not_refreshable", "the provider issued no refresh token for this session")
-    public static let sessionExpired = ServiceError(403, "session_expired", "the access token expired and there is no refresh token; signed out: sign in again")
+    public static let sessionExpired = ServiceError(
+        403, "session_expired", "the access token expired and there is no refresh token; signed out: sign in again")
 
     public static func unsupported(_ detail: String) -> ServiceError {
         ServiceError(400, "unsupported", detail)

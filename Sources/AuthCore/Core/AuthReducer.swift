@@ -115,7 +115,9 @@ public struct AuthReducer: Sendable {
             return [.reply(id, .failure(AuthErrors.invalidRedirect("redirect_url is not a URL")))]
         }
         guard Self.sameEndpoint(components, attempt.redirectURI) else {
-            return [.reply(id, .failure(AuthErrors.invalidRedirect("redirect_url does not go to the configured redirect URI \(attempt.redirectURI)")))]
+            return [
+                .reply(id, .failure(AuthErrors.invalidRedirect("redirect_url does not go to the configured redirect URI \(attempt.redirectURI)")))
+            ]
         }
         let items = components.queryItems ?? []
         func single(_ name: String) -> String?? {
@@ -141,7 +143,9 @@ public struct AuthReducer: Sendable {
 
     private func loginRequested(_ s: inout AuthState, _ id: RequestID, _ username: String, _ password: Secret) -> [AuthEffect] {
         guard config.provider == .local else {
-            return [.reply(id, .failure(AuthErrors.unsupported("the \(config.provider.rawValue) provider signs in with startSignIn and completeSignIn")))]
+            return [
+                .reply(id, .failure(AuthErrors.unsupported("the \(config.provider.rawValue) provider signs in with startSignIn and completeSignIn")))
+            ]
         }
         switch s.phase {
         case .signedOut:

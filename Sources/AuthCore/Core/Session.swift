@@ -20,7 +20,8 @@ public struct Session: Sendable, Equatable {
 
     /// The session a fresh grant makes.
     public init(grant: TokenGrant) {
-        self.init(user: grant.user, scopes: grant.scopes, accessToken: grant.accessToken, expiresAt: grant.expiresAt, refreshToken: grant.refreshToken)
+        self.init(
+            user: grant.user, scopes: grant.scopes, accessToken: grant.accessToken, expiresAt: grant.expiresAt, refreshToken: grant.refreshToken)
     }
 
     /// This session after a refresh: the provider may omit the refresh token (keep the old

@@ -18,9 +18,11 @@ public struct LocalProvider: IdentityProvider {
     /// - Parameters:
     ///   - usersFile: `<state-dir>/users.json`; nil keeps users in memory (tests).
     /// - Throws: ``SecureFileError`` when the user file is readable by others or unreadable.
-    public init(usersFile: URL?, hasher: PasswordHasher, random: RandomSource, clock: AuthClock,
-                accessLifetime: Duration = .seconds(3600), refreshLifetime: Duration = .seconds(30 * 24 * 3600),
-                scopes: [String] = ["identity"]) throws(SecureFileError) {
+    public init(
+        usersFile: URL?, hasher: PasswordHasher, random: RandomSource, clock: AuthClock,
+        accessLifetime: Duration = .seconds(3600), refreshLifetime: Duration = .seconds(30 * 24 * 3600),
+        scopes: [String] = ["identity"]
+    ) throws(SecureFileError) {
         users = try LocalUserStore(url: usersFile)
         self.hasher = hasher
         self.random = random

@@ -29,9 +29,11 @@ public struct OAuthConfig: Sendable, Equatable {
     public var authorizeParameters: [String: String]
     public var userAgent: String
 
-    public init(authorizeURL: URL, tokenURL: URL, revokeURL: URL? = nil, userinfoURL: URL? = nil, userField: String? = nil,
-                clientID: String, clientSecret: Secret? = nil, scopes: [String], redirectURI: String,
-                authorizeParameters: [String: String] = [:], userAgent: String = OAuthConfig.defaultUserAgent) {
+    public init(
+        authorizeURL: URL, tokenURL: URL, revokeURL: URL? = nil, userinfoURL: URL? = nil, userField: String? = nil,
+        clientID: String, clientSecret: Secret? = nil, scopes: [String], redirectURI: String,
+        authorizeParameters: [String: String] = [:], userAgent: String = OAuthConfig.defaultUserAgent
+    ) {
         self.authorizeURL = authorizeURL
         self.tokenURL = tokenURL
         self.revokeURL = revokeURL
@@ -199,7 +201,8 @@ public enum OAuthConfigError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var description: String {
         switch self {
-        case .missing(let key): return "OAuth setting '\(key)' is missing (in --oauth-config or --oauth-\(key.replacingOccurrences(of: "_", with: "-")))"
+        case .missing(let key):
+            return "OAuth setting '\(key)' is missing (in --oauth-config or --oauth-\(key.replacingOccurrences(of: "_", with: "-")))"
         case .invalid(let key, let why): return "OAuth setting '\(key)': \(why)"
         case .file(let path, let why): return "OAuth config \(path): \(why)"
         }

@@ -25,8 +25,10 @@ public actor AuthRuntime {
 
     /// - Parameter publish: publishes one `auth.state` value (retained); called in order, one
     ///   at a time.
-    public init(config: AuthConfig, provider: any IdentityProvider, dependencies: AuthDependencies, logger: Logger,
-                publish: @escaping @Sendable (AuthSnapshot) async -> Void) {
+    public init(
+        config: AuthConfig, provider: any IdentityProvider, dependencies: AuthDependencies, logger: Logger,
+        publish: @escaping @Sendable (AuthSnapshot) async -> Void
+    ) {
         reducer = AuthReducer(config: config, now: dependencies.clock.now)
         self.provider = provider
         self.dependencies = dependencies
@@ -52,7 +54,9 @@ public actor AuthRuntime {
             logger.warning("ignoring the token file: sign in again", metadata: ["error": error.description])
         }
         if let stored {
-            logger.info("found stored tokens", metadata: ["provider": stored.provider.rawValue, "refresh_token": stored.session.refreshToken == nil ? "no" : "yes"])
+            logger.info(
+                "found stored tokens",
+                metadata: ["provider": stored.provider.rawValue, "refresh_token": stored.session.refreshToken == nil ? "no" : "yes"])
         }
         send(.launched(stored: stored))
     }
@@ -172,7 +176,8 @@ public actor AuthRuntime {
             }
         case .saveSession(let session):
             do {
-                try dependencies.tokenStore.save(StoredSession(provider: reducer.config.provider, session: session, savedAt: dependencies.clock.now()))
+                try dependencies.tokenStore.save(
+                    StoredSession(provider: reducer.config.provider, session: session, savedAt: dependencies.clock.now()))
             } catch {
                 logger.error("could not save the tokens: a restart will need a new sign-in", metadata: ["error": error.description])
             }

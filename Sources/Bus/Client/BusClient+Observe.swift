@@ -12,12 +12,12 @@ public struct Observed<Value: Sendable>: Sendable {
 
 /// How an observed value arrived.
 public enum ObservedOrigin: Sendable, Equatable {
-        /// A live change.
-        case live
-        /// The current value when observation began (from the kernel's retained store).
-        case current
-        /// Re-fetched after a gap in sequence numbers was detected.
-        case healed
+    /// A live change.
+    case live
+    /// The current value when observation began (from the kernel's retained store).
+    case current
+    /// Re-fetched after a gap in sequence numbers was detected.
+    case healed
 }
 
 enum ObserveInput: Sendable {
@@ -36,7 +36,9 @@ extension BusClient {
     /// latest (the buffer keeps the newest). Payloads that do not decode as `Value` are logged
     /// and skipped.
     /// - Throws: ``BusError/invalidTopic(_:reason:)``, ``BusError/closed``.
-    public func observe<Value: Decodable & Sendable>(_ topic: String, as type: Value.Type = Value.self) throws(BusError) -> AsyncStream<Observed<Value>> {
+    public func observe<Value: Decodable & Sendable>(
+        _ topic: String, as type: Value.Type = Value.self
+    ) throws(BusError) -> AsyncStream<Observed<Value>> {
         try Topic.validate(topic)
         let (inbox, feed) = AsyncStream<ObserveInput>.makeStream(bufferingPolicy: .bufferingNewest(options.subscriptionBuffer))
         let (output, deliver) = AsyncStream<Observed<Value>>.makeStream(bufferingPolicy: .bufferingNewest(options.subscriptionBuffer))

@@ -11,8 +11,10 @@ extension BusClient {
     ///   ``BusError/unreachable(endpoint:reason:)`` when the request could not even be sent,
     ///   ``BusError/closed``, ``BusError/cancelled``, ``BusError/invalidPayload(_:)`` for a
     ///   payload over ``BusOptions/maxPayloadBytes``.
-    public func call(_ service: String, _ method: String, payload: [UInt8] = [], timeout: Duration? = nil,
-                     meta: RequestMeta = RequestMeta()) async throws(BusError) -> ReplyBody {
+    public func call(
+        _ service: String, _ method: String, payload: [UInt8] = [], timeout: Duration? = nil,
+        meta: RequestMeta = RequestMeta()
+    ) async throws(BusError) -> ReplyBody {
         try checkSize(payload, what: "request to \(service).\(method)")
         let timeout = timeout ?? options.requestTimeout
         var meta = meta
@@ -119,7 +121,8 @@ extension BusClient {
 
     /// Every retained value whose topic matches `pattern`.
     public func retainedValues(matching pattern: String, timeout: Duration? = nil) async throws(BusError) -> [RetainedValue] {
-        let reply = try await call(Broker.kernelService, "retained", payload: Array("{\"pattern\":\(Self.jsonString(pattern))}".utf8), timeout: timeout)
+        let reply = try await call(
+            Broker.kernelService, "retained", payload: Array("{\"pattern\":\(Self.jsonString(pattern))}".utf8), timeout: timeout)
         guard Status.isSuccess(reply.status) else {
             throw .reply(status: reply.status, code: reply.errorBody.code, message: reply.errorBody.message)
         }

@@ -58,7 +58,9 @@ public final class BusClient: Sendable {
     ///     of a topic continues the sequence number the kernel holds for it.
     /// - Throws: ``BusError/invalidTopic(_:reason:)``, ``BusError/invalidPayload(_:)``,
     ///   ``BusError/closed``.
-    public func publish<T: Encodable>(_ topic: String, _ value: T, retain: Bool = false, correlationID: String = "", causationID: String = "") async throws(BusError) {
+    public func publish<T: Encodable>(
+        _ topic: String, _ value: T, retain: Bool = false, correlationID: String = "", causationID: String = ""
+    ) async throws(BusError) {
         let payload: [UInt8]
         do {
             payload = Array(try JSONEncoder.bus.encode(value))
@@ -69,8 +71,10 @@ public final class BusClient: Sendable {
     }
 
     /// Publishes raw payload bytes (JSON unless `contentType` says otherwise).
-    public func publish(_ topic: String, payload: [UInt8], retain: Bool = false, contentType: String = "application/json",
-                        correlationID: String = "", causationID: String = "", flags extra: EventMeta.Flags = []) async throws(BusError) {
+    public func publish(
+        _ topic: String, payload: [UInt8], retain: Bool = false, contentType: String = "application/json",
+        correlationID: String = "", causationID: String = "", flags extra: EventMeta.Flags = []
+    ) async throws(BusError) {
         try Topic.validate(topic)
         try checkSize(payload, what: "event on '\(topic)'")
         if retain, !hasSequence(topic) {
@@ -101,7 +105,8 @@ public final class BusClient: Sendable {
 
     func checkSize(_ payload: [UInt8], what: String) throws(BusError) {
         if payload.count > options.maxPayloadBytes {
-            throw .invalidPayload("\(what) is \(payload.count) bytes, over the \(options.maxPayloadBytes)-byte limit (the kernel would drop the connection)")
+            throw .invalidPayload(
+                "\(what) is \(payload.count) bytes, over the \(options.maxPayloadBytes)-byte limit (the kernel would drop the connection)")
         }
     }
 
@@ -172,10 +177,12 @@ public final class BusClient: Sendable {
             }
         }
         guard accepted else { throw .closed }
-        return BusSubscription(channel: channel, lifetime: SubscriptionLifetime(unsubscribe), confirmer: { [weak self] timeout throws(BusError) in
-            guard let self else { throw BusError.closed }
-            try await self.confirmPath(timeout: timeout)
-        })
+        return BusSubscription(
+            channel: channel, lifetime: SubscriptionLifetime(unsubscribe),
+            confirmer: { [weak self] timeout throws(BusError) in
+                guard let self else { throw BusError.closed }
+                try await self.confirmPath(timeout: timeout)
+            })
     }
 
     /// Proves that every subscription made so far on this connection is live in the kernel:

@@ -342,10 +342,13 @@ final class MonitorHandler: IOHandler {
                 loop.handshakeProblem = nil
             case ZMQ_EVENT_DISCONNECTED where connectedWithoutHandshake:
                 connectedWithoutHandshake = false
-                report(loop, "the kernel closed the connection during the CURVE handshake (wrong kernel public key, or the kernel does not run with --keys)")
+                report(
+                    loop,
+                    "the kernel closed the connection during the CURVE handshake (wrong kernel public key, or the kernel does not run with --keys)")
             case _ where event.isHandshakeFailure:
                 connectedWithoutHandshake = false
-                let why = event.event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH
+                let why =
+                    event.event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH
                     ? "the kernel refused this key (ZAP status \(event.value)): is its public key in the kernel's authorized/ folder?"
                     : event.name
                 report(loop, why)

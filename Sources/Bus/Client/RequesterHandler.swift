@@ -130,8 +130,10 @@ final class RawRequestHandler: IOHandler {
     private var frames: Frames
     private var completion: (@Sendable (Result<Frames, BusError>) -> Void)?
 
-    init(loop: IOLoop, service: String, body: Frames, deadline: ContinuousClock.Instant,
-         completion: @escaping @Sendable (Result<Frames, BusError>) -> Void) throws(ZMQError) {
+    init(
+        loop: IOLoop, service: String, body: Frames, deadline: ContinuousClock.Instant,
+        completion: @escaping @Sendable (Result<Frames, BusError>) -> Void
+    ) throws(ZMQError) {
         socket = try loop.connect(.dealer, to: loop.endpoints.requests, tuning: .client)
         self.deadline = deadline
         self.service = service
@@ -158,7 +160,11 @@ final class RawRequestHandler: IOHandler {
         trySend()
         if now >= deadline {
             let seconds = Double(Broker.milliseconds(timeout)) / 1000
-            completion?(.failure(sent ? .timeout(service: service, method: "(raw)", seconds: seconds) : .unreachable(endpoint: loop.endpoints.requests, reason: loop.handshakeProblem ?? "no connection")))
+            completion?(
+                .failure(
+                    sent
+                        ? .timeout(service: service, method: "(raw)", seconds: seconds)
+                        : .unreachable(endpoint: loop.endpoints.requests, reason: loop.handshakeProblem ?? "no connection")))
             completion = nil
             loop.remove(self)
             return nil

@@ -27,8 +27,10 @@ final class WorkerHandler: IOHandler {
     private var inFlight = 0
     private(set) var reconnects = 0
 
-    init(loop: IOLoop, service: String, metadata: [UInt8], heartbeat: Duration, liveness: Int,
-         sink: @escaping @Sendable (WorkerRequest) -> Void) throws(ZMQError) {
+    init(
+        loop: IOLoop, service: String, metadata: [UInt8], heartbeat: Duration, liveness: Int,
+        sink: @escaping @Sendable (WorkerRequest) -> Void
+    ) throws(ZMQError) {
         self.service = service
         self.metadata = metadata
         self.heartbeat = heartbeat

@@ -23,11 +23,13 @@ public final class Kernel: Sendable {
     ///   ``SecurityError`` when security is on and cannot be enforced (fails closed).
     public func run(onReady: @Sendable () -> Void = {}) throws {
         let loop = try KernelLoop(kernel: self, context: context)
-        logger.info("kernel listening", metadata: [
-            "requests": loop.router.endpoint, "events.in": loop.xsub.endpoint, "events.out": loop.xpub.endpoint,
-            "libzmq": ZMQContext.version,
-            "security": config.security == nil ? "off" : "curve+zap (\(loop.guardian?.authorized.count ?? 0) keys)",
-        ])
+        logger.info(
+            "kernel listening",
+            metadata: [
+                "requests": loop.router.endpoint, "events.in": loop.xsub.endpoint, "events.out": loop.xpub.endpoint,
+                "libzmq": ZMQContext.version,
+                "security": config.security == nil ? "off" : "curve+zap (\(loop.guardian?.authorized.count ?? 0) keys)",
+            ])
         onReady()
         loop.serve(wake: wake, stopping: stopping)
         loop.close()
@@ -246,10 +248,12 @@ final class KernelLoop {
             case .publish(let topic, let payload):
                 publishKernelEvent(topic: topic, payload: payload)
                 if let event = try? JSONDecoder().decode(ServiceEvent.self, from: Data(payload)) {
-                    logger.info("\(topic == "bus.service.up" ? "service up" : "service down")", metadata: [
-                        "service": event.service, "instance": event.instance, "reason": event.reason,
-                        "workers": String(event.workers),
-                    ])
+                    logger.info(
+                        "\(topic == "bus.service.up" ? "service up" : "service down")",
+                        metadata: [
+                            "service": event.service, "instance": event.instance, "reason": event.reason,
+                            "workers": String(event.workers),
+                        ])
                 }
             case .kernelRequest(let client, let body):
                 let reply = answerKernelRequest(body)

@@ -197,7 +197,9 @@ final class KernelGuard {
         if !allowed {
             counters.publishDenied += 1
             let topicText = String(decoding: topic, as: UTF8.self)
-            note("pub:\(identity ?? "?"):\(topicText)", "dropped a publish by \(identity ?? "a revoked key") on '\(topicText)': not allowed by the policy")
+            note(
+                "pub:\(identity ?? "?"):\(topicText)",
+                "dropped a publish by \(identity ?? "a revoked key") on '\(topicText)': not allowed by the policy")
         }
         return allowed
     }
@@ -232,7 +234,8 @@ final class KernelGuard {
             let service = String(decoding: frames[4], as: UTF8.self)
             if let identity, rules(identity).allows(.serve, service) { return nil }
             counters.callDenied += 1
-            note("serve:\(identity ?? "?"):\(service)", "refused worker for '\(service)' from \(identity ?? "a revoked key"): not allowed to serve it")
+            note(
+                "serve:\(identity ?? "?"):\(service)", "refused worker for '\(service)' from \(identity ?? "a revoked key"): not allowed to serve it")
             return [.send(MDP.command(to: sender, .disconnect))]
         }
         return identity == nil ? [.send(MDP.command(to: sender, .disconnect))] : nil
@@ -268,9 +271,11 @@ final class KernelGuard {
         publishCache.removeAll()
         let removed = before.subtracting(after).sorted()
         let added = after.subtracting(before).sorted()
-        logger.notice("authorized keys reloaded", metadata: [
-            "identities": String(after.count), "added": added.joined(separator: ","), "removed": removed.joined(separator: ","),
-        ])
+        logger.notice(
+            "authorized keys reloaded",
+            metadata: [
+                "identities": String(after.count), "added": added.joined(separator: ","), "removed": removed.joined(separator: ","),
+            ])
         return (added, removed)
     }
 

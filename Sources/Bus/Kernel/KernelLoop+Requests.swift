@@ -41,7 +41,10 @@ extension KernelLoop {
                 result = .failure(ErrorBody(code: "security_off", message: "the kernel runs without --keys: there are no keys to reload"))
             }
         default:
-            result = .failure(ErrorBody(code: "no_such_method", message: "the kernel service 'bus' has no method '\(body.method)' (try ping, services, retained, stats, reload)"))
+            result = .failure(
+                ErrorBody(
+                    code: "no_such_method",
+                    message: "the kernel service 'bus' has no method '\(body.method)' (try ping, services, retained, stats, reload)"))
         }
         switch result {
         case .success(let value):

@@ -148,8 +148,9 @@ public struct ReplyBody: Equatable, Sendable {
             guard let object = JSONCoding.object(frames[1]) else {
                 throw .malformed("reply meta is not a JSON object")
             }
-            meta = ReplyMeta(id: object["id"] as? String, from: object["from"] as? String,
-                             elapsedMicros: (object["elapsed_us"] as? NSNumber)?.intValue)
+            meta = ReplyMeta(
+                id: object["id"] as? String, from: object["from"] as? String,
+                elapsedMicros: (object["elapsed_us"] as? NSNumber)?.intValue)
         }
         return ReplyBody(status: status, meta: meta, payload: frames.count > 2 ? frames[2] : [])
     }

@@ -82,9 +82,10 @@ public enum Topic {
     public static let maxLength = 255
 
     static func isValidToken(_ token: Substring) -> Bool {
-        !token.isEmpty && token.utf8.allSatisfy { c in
-            (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x5F || c == 0x2D
-        }
+        !token.isEmpty
+            && token.utf8.allSatisfy { c in
+                (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x5F || c == 0x2D
+            }
     }
 
     /// Checks a concrete topic name (no wildcards).

@@ -96,10 +96,14 @@ public struct CurveKeyPair: Equatable, Sendable {
             if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
             switch key {
             case "public-key":
-                guard let decoded = Z85.decode(value), decoded.count == 32 else { throw .badFormat(url.path, reason: "public-key is not 40 Z85 characters") }
+                guard let decoded = Z85.decode(value), decoded.count == 32 else {
+                    throw .badFormat(url.path, reason: "public-key is not 40 Z85 characters")
+                }
                 publicKey = decoded
             case "secret-key":
-                guard let decoded = Z85.decode(value), decoded.count == 32 else { throw .badFormat(url.path, reason: "secret-key is not 40 Z85 characters") }
+                guard let decoded = Z85.decode(value), decoded.count == 32 else {
+                    throw .badFormat(url.path, reason: "secret-key is not 40 Z85 characters")
+                }
                 secretKey = decoded
             default:
                 continue

@@ -82,7 +82,9 @@ public struct ClientSecurity: Sendable {
         guard ZMQContext.has("curve") else { throw .curveUnavailable }
         let secret = keys.appendingPathComponent("\(identity).key_secret")
         guard FileManager.default.fileExists(atPath: secret.path) else {
-            throw .missing("\(secret.path) (create it with: busctl keygen \(identity) --dir \(keys.path), then copy \(identity).key into the kernel's authorized/ folder)")
+            throw .missing(
+                "\(secret.path) (create it with: busctl keygen \(identity) --dir \(keys.path), then copy \(identity).key into the kernel's authorized/ folder)"
+            )
         }
         let pair = try CurveKeyPair.load(secret)
         guard pair.secretKey != nil else { throw .badFormat(secret.path, reason: "no secret-key") }

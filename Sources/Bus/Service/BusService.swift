@@ -40,22 +40,26 @@ public final class BusService: Sendable {
     public func method<Input: Decodable & Sendable, Output: Encodable & Sendable>(
         _ name: String, _ handler: @escaping @Sendable (Input) async throws -> Output
     ) {
-        method(name, raw: { request in
-            let input = try request.decode(Input.self)
-            let output = try await handler(input)
-            return Array(try JSONEncoder.bus.encode(output))
-        })
+        method(
+            name,
+            raw: { request in
+                let input = try request.decode(Input.self)
+                let output = try await handler(input)
+                return Array(try JSONEncoder.bus.encode(output))
+            })
     }
 
     /// Registers a typed handler that also sees the request (meta, method).
     public func method<Input: Decodable & Sendable, Output: Encodable & Sendable>(
         _ name: String, withRequest handler: @escaping @Sendable (Input, ServiceRequest) async throws -> Output
     ) {
-        method(name, raw: { request in
-            let input = try request.decode(Input.self)
-            let output = try await handler(input, request)
-            return Array(try JSONEncoder.bus.encode(output))
-        })
+        method(
+            name,
+            raw: { request in
+                let input = try request.decode(Input.self)
+                let output = try await handler(input, request)
+                return Array(try JSONEncoder.bus.encode(output))
+            })
     }
 
     /// The registered method names.
@@ -71,10 +75,14 @@ public final class BusService: Sendable {
         }
         let id = request.meta.id
         guard let handler = handlers.withLock({ $0[request.method] }) else {
-            return .error(404, code: "no_such_method", message: "service '\(name)' has no method '\(request.method)' (it has: \(methods.joined(separator: ", ")))", id: id, from: instance)
+            return .error(
+                404, code: "no_such_method",
+                message: "service '\(name)' has no method '\(request.method)' (it has: \(methods.joined(separator: ", ")))", id: id, from: instance)
         }
         let serviceRequest = ServiceRequest(method: request.method, meta: request.meta, payload: request.payload, received: received)
-        let elapsed: () -> Int = { let d = ContinuousClock.now - received; return Int(d.components.seconds * 1_000_000 + d.components.attoseconds / 1_000_000_000_000) }
+        let elapsed: () -> Int = {
+            let d = ContinuousClock.now - received; return Int(d.components.seconds * 1_000_000 + d.components.attoseconds / 1_000_000_000_000)
+        }
         do {
             let payload = try await handler(serviceRequest)
             return ReplyBody(status: 200, meta: ReplyMeta(id: id, from: instance, elapsedMicros: elapsed()), payload: payload)

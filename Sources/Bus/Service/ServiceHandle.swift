@@ -58,9 +58,11 @@ public final class ServiceHandle: Sendable {
             }
             consumers.withLock { $0.append(task) }
         }
-        client.logger.info("serving \(service.name)", metadata: [
-            "workers": String(service.concurrency), "methods": service.methods.joined(separator: ","),
-        ])
+        client.logger.info(
+            "serving \(service.name)",
+            metadata: [
+                "workers": String(service.concurrency), "methods": service.methods.joined(separator: ","),
+            ])
     }
 
     /// Leaves the bus gracefully: each worker sends DISCONNECT, answers every request the

@@ -55,11 +55,12 @@ public enum ServiceMain {
         arguments: [String] = Array(CommandLine.arguments.dropFirst()),
         setup: @escaping @Sendable (ServiceContext) async throws -> [BusService]
     ) async -> Never {
-        let specs = OptionSpec.common + [
-            OptionSpec("instance", value: "ID", help: "Instance id reported to the kernel (default: name-host-pid-random)."),
-            OptionSpec("concurrency", value: "N", help: "Requests handled at once (default: the service's own)."),
-            OptionSpec("state-dir", value: "DIR", help: "Where the service keeps its data.", environment: "BUS_STATE_DIR"),
-        ] + options
+        let specs =
+            OptionSpec.common + [
+                OptionSpec("instance", value: "ID", help: "Instance id reported to the kernel (default: name-host-pid-random)."),
+                OptionSpec("concurrency", value: "N", help: "Requests handled at once (default: the service's own)."),
+                OptionSpec("state-dir", value: "DIR", help: "Where the service keeps its data.", environment: "BUS_STATE_DIR"),
+            ] + options
         let parsed: ParsedArguments
         let busOptions: BusOptions
         do {

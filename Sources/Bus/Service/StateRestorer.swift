@@ -65,7 +65,9 @@ extension BusClient {
         guard let best else {
             if case .unavailable(let reason) = fromPersist {
                 setProvisional(topic, true)
-                logger.warning("could not restore \(topic): \(service) did not answer (\(reason)) and the kernel holds no value; its publishes are provisional and will not replace saved state")
+                logger.warning(
+                    "could not restore \(topic): \(service) did not answer (\(reason)) and the kernel holds no value; its publishes are provisional and will not replace saved state"
+                )
             } else {
                 setProvisional(topic, false)
                 logger.info("nothing saved for \(topic); starting from the initial value")
@@ -79,11 +81,14 @@ extension BusClient {
         do {
             value = try JSONDecoder().decode(Value.self, from: Data(best.value.payload))
         } catch {
-            throw .invalidPayload("the saved value of '\(topic)' (seq \(best.value.meta.seq), from \(best.source.rawValue)) is not a \(Value.self): \(error)")
+            throw .invalidPayload(
+                "the saved value of '\(topic)' (seq \(best.value.meta.seq), from \(best.source.rawValue)) is not a \(Value.self): \(error)")
         }
-        logger.info("restored \(topic)", metadata: [
-            "seq": String(best.value.meta.seq), "source": best.source.rawValue, "persist": persistAnswered ? "answered" : "unavailable",
-        ])
+        logger.info(
+            "restored \(topic)",
+            metadata: [
+                "seq": String(best.value.meta.seq), "source": best.source.rawValue, "persist": persistAnswered ? "answered" : "unavailable",
+            ])
         return Restored(value: value, seq: best.value.meta.seq, meta: best.value.meta, source: best.source)
     }
 
@@ -104,7 +109,8 @@ extension BusClient {
         guard Status.isSuccess(reply.status) else {
             return .unavailable("\(reply.status) \(reply.errorBody.code): \(reply.errorBody.message)")
         }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(reply.payload)), let value = try? RetainedValue.from(jsonObject: object) else {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(reply.payload)), let value = try? RetainedValue.from(jsonObject: object)
+        else {
             return .unavailable("\(service).restore answered something that is not a stored value")
         }
         return .value(value)

@@ -12,8 +12,10 @@ public struct OptionSpec: Sendable {
     public var defaultValue: String?
     public var repeatable: Bool
 
-    public init(_ name: String, short: Character? = nil, value: String? = nil, help: String,
-                environment: String? = nil, default defaultValue: String? = nil, repeatable: Bool = false) {
+    public init(
+        _ name: String, short: Character? = nil, value: String? = nil, help: String,
+        environment: String? = nil, default defaultValue: String? = nil, repeatable: Bool = false
+    ) {
         self.name = name
         self.short = short
         self.value = value
@@ -27,14 +29,17 @@ public struct OptionSpec: Sendable {
 
     /// The options every process of the project takes.
     public static let common: [OptionSpec] = [
-        OptionSpec("kernel", value: "URL", help: "The kernel's request endpoint; events are on PORT+1 and PORT+2.",
-                   environment: "BUS_KERNEL", default: Endpoints.defaultKernel),
+        OptionSpec(
+            "kernel", value: "URL", help: "The kernel's request endpoint; events are on PORT+1 and PORT+2.",
+            environment: "BUS_KERNEL", default: Endpoints.defaultKernel),
         OptionSpec("events-in", value: "URL", help: "The kernel's events-in (XSUB) endpoint.", environment: "BUS_EVENTS_IN"),
         OptionSpec("events-out", value: "URL", help: "The kernel's events-out (XPUB) endpoint.", environment: "BUS_EVENTS_OUT"),
-        OptionSpec("log-level", value: "LEVEL", help: "trace, debug, info, notice, warning, error or critical.",
-                   environment: "BUS_LOG_LEVEL", default: "info"),
-        OptionSpec("keys", value: "DIR", help: "Turn on CURVE security with the key files in DIR (see busctl keygen).",
-                   environment: "BUS_KEYS"),
+        OptionSpec(
+            "log-level", value: "LEVEL", help: "trace, debug, info, notice, warning, error or critical.",
+            environment: "BUS_LOG_LEVEL", default: "info"),
+        OptionSpec(
+            "keys", value: "DIR", help: "Turn on CURVE security with the key files in DIR (see busctl keygen).",
+            environment: "BUS_KEYS"),
     ]
 }
 
@@ -112,8 +117,10 @@ public struct ParsedArguments: Sendable {
 
 /// Parses `arguments` against `options`. `--name value`, `--name=value`, `-x value`, `--` ends
 /// options. Unknown options are usage errors; `--help`/`-h` is reported as the flag `help`.
-public func parseArguments(_ arguments: [String], options: [OptionSpec], maxPositionals: Int? = nil,
-                           environment: [String: String] = ProcessInfo.processInfo.environment) throws(UsageError) -> ParsedArguments {
+public func parseArguments(
+    _ arguments: [String], options: [OptionSpec], maxPositionals: Int? = nil,
+    environment: [String: String] = ProcessInfo.processInfo.environment
+) throws(UsageError) -> ParsedArguments {
     var result = ParsedArguments()
     var index = 0
     var onlyPositionals = false
@@ -185,8 +192,10 @@ public func parseArguments(_ arguments: [String], options: [OptionSpec], maxPosi
 }
 
 /// Help text in swift-argument-parser's layout.
-public func helpText(command: String, overview: String, usage: String, options: [OptionSpec],
-                     subcommands: [(String, String)] = [], discussion: String? = nil) -> String {
+public func helpText(
+    command: String, overview: String, usage: String, options: [OptionSpec],
+    subcommands: [(String, String)] = [], discussion: String? = nil
+) -> String {
     var text = "OVERVIEW: \(overview)\n\nUSAGE: \(command) \(usage)\n"
     if let discussion { text += "\n\(discussion)\n" }
     if !options.isEmpty {

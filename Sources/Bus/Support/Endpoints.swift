@@ -31,7 +31,8 @@ public struct Endpoints: Equatable, Sendable, CustomStringConvertible {
         guard kernel.hasPrefix("tcp://"), let colon = kernel.lastIndex(of: ":"),
             let port = Int(kernel[kernel.index(after: colon)...]), (1...65533).contains(port)
         else {
-            throw .usage("kernel endpoint '\(kernel)' is not tcp://HOST:PORT with a port below 65534; give --events-in and --events-out for other transports")
+            throw .usage(
+                "kernel endpoint '\(kernel)' is not tcp://HOST:PORT with a port below 65534; give --events-in and --events-out for other transports")
         }
         let host = kernel[..<colon]
         self.eventsIn = eventsIn ?? "\(host):\(port + 1)"

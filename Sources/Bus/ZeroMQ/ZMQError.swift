@@ -1,7 +1,7 @@
 import CZeroMQ
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An error from a libzmq call: the errno it set and the name of the call, so a log line says

@@ -163,7 +163,9 @@ public final class ZMQSocket {
 
     /// Receives one multipart message and a connection property of its frames (such as
     /// `"User-Id"` set by ZAP, or `"Peer-Address"`).
-    public func receive(dontWait: Bool = true, property: String?) throws(ZMQError)
+    public func receive(
+        dontWait: Bool = true, property: String?
+    ) throws(ZMQError)
         -> (frames: Frames, property: String?)?
     {
         var frames: Frames = []

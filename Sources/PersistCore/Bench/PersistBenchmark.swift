@@ -48,8 +48,9 @@ public enum PersistBenchmark {
         public var text: String {
             func line(_ phase: Phase) -> String {
                 "  " + (phase.name + ":").padding(toLength: 24, withPad: " ", startingAt: 0)
-                    + String(format: "%9.0f events/s   p50 %7.2f ms   p99 %7.2f ms   max %7.2f ms   %6.1f events/commit   (%d events, %.1f s)",
-                       phase.eventsPerSecond, phase.p50Ms, phase.p99Ms, phase.maxMs, phase.averageBatch, phase.events, phase.seconds)
+                    + String(
+                        format: "%9.0f events/s   p50 %7.2f ms   p99 %7.2f ms   max %7.2f ms   %6.1f events/commit   (%d events, %.1f s)",
+                        phase.eventsPerSecond, phase.p50Ms, phase.p99Ms, phase.maxMs, phase.averageBatch, phase.events, phase.seconds)
             }
             return """
                 persist benchmark: durable events with group commit (SQLite WAL, synchronous=\(options.durability.rawValue.uppercased())), \
@@ -63,8 +64,10 @@ public enum PersistBenchmark {
 
         public var json: String {
             func phase(_ p: Phase) -> [String: Any] {
-                ["events": p.events, "seconds": p.seconds, "events_per_s": p.eventsPerSecond, "commits": p.commits,
-                 "events_per_commit": p.averageBatch, "p50_ms": p.p50Ms, "p99_ms": p.p99Ms, "max_ms": p.maxMs]
+                [
+                    "events": p.events, "seconds": p.seconds, "events_per_s": p.eventsPerSecond, "commits": p.commits,
+                    "events_per_commit": p.averageBatch, "p50_ms": p.p50Ms, "p99_ms": p.p99Ms, "max_ms": p.maxMs,
+                ]
             }
             let object: [String: Any] = [
                 "benchmark": "persist", "synchronous": options.durability.rawValue, "topics": options.topics,
@@ -82,7 +85,8 @@ public enum PersistBenchmark {
 
     /// Runs both phases and returns their numbers.
     public static func run(_ options: Options, logger: Logger = Logger(label: "bench", level: .warning)) async throws -> Result {
-        let base = (options.directory ?? FileManager.default.temporaryDirectory).appendingPathComponent("persist-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        let base = (options.directory ?? FileManager.default.temporaryDirectory).appendingPathComponent(
+            "persist-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: base) }
         let raw = try await rawPhase(options, path: base.appendingPathComponent("raw.sqlite").path)
@@ -134,8 +138,10 @@ public enum PersistBenchmark {
                 let t = produced % options.topics
                 seqs[t] += 1
                 let meta = EventMeta(flags: .retained, seq: seqs[t], timestampMicros: WallClock.microsNow(), source: "bench", instance: instance)
-                await engine.append(StoredEvent(topic: "bench.t\(t)", meta: meta, payload: payload(produced, size: options.payloadBytes),
-                                                storedMicros: WallClock.microsNow(), origin: .live))
+                await engine.append(
+                    StoredEvent(
+                        topic: "bench.t\(t)", meta: meta, payload: payload(produced, size: options.payloadBytes),
+                        storedMicros: WallClock.microsNow(), origin: .live))
                 produced += 1
             }
         }
@@ -146,7 +152,8 @@ public enum PersistBenchmark {
         await collector.value
         let result = tally.withLock { $0 }
         guard result.events >= total else { throw Failure(description: "raw phase: only \(result.events) of \(total) events committed within 30 s") }
-        return phase("raw SQLite (no bus)", events: result.events, seconds: seconds(result.last - start), commits: result.commits, latencies: result.latencies)
+        return phase(
+            "raw SQLite (no bus)", events: result.events, seconds: seconds(result.last - start), commits: result.commits, latencies: result.latencies)
     }
 
     // MARK: through the bus
@@ -202,7 +209,9 @@ public enum PersistBenchmark {
             var waiter = progress.makeAsyncIterator()
             let warm = ContinuousClock.now + .seconds(15)
             while tracker.acknowledged < options.topics {
-                guard ContinuousClock.now < warm else { throw Failure(description: "bus phase: persist did not acknowledge the warm-up events within 15 s") }
+                guard ContinuousClock.now < warm else {
+                    throw Failure(description: "bus phase: persist did not acknowledge the warm-up events within 15 s")
+                }
                 _ = await waiter.next()
             }
             tracker.resetCounts()
@@ -212,7 +221,9 @@ public enum PersistBenchmark {
             var seqs = [UInt64](repeating: 1, count: options.topics)
             while ContinuousClock.now < end {
                 while sent - tracker.acknowledged >= options.window {
-                    guard ContinuousClock.now < end + .seconds(15) else { throw Failure(description: "bus phase: acknowledgements stopped at \(tracker.acknowledged) of \(sent)") }
+                    guard ContinuousClock.now < end + .seconds(15) else {
+                        throw Failure(description: "bus phase: acknowledgements stopped at \(tracker.acknowledged) of \(sent)")
+                    }
                     _ = await waiter.next()
                 }
                 let t = sent % options.topics
@@ -223,13 +234,16 @@ public enum PersistBenchmark {
             }
             let drain = ContinuousClock.now + .seconds(30)
             while tracker.acknowledged < sent {
-                guard ContinuousClock.now < drain else { throw Failure(description: "bus phase: only \(tracker.acknowledged) of \(sent) events acknowledged within 30 s") }
+                guard ContinuousClock.now < drain else {
+                    throw Failure(description: "bus phase: only \(tracker.acknowledged) of \(sent) events acknowledged within 30 s")
+                }
                 _ = await waiter.next()
             }
             let result = tracker.snapshot()
             let commits = engine.writerStatistics.commits
             await cleanup()
-            return phase("through the bus", events: result.count, seconds: seconds(result.last - start), commits: commits, latencies: result.latencies)
+            return phase(
+                "through the bus", events: result.count, seconds: seconds(result.last - start), commits: commits, latencies: result.latencies)
         } catch {
             await cleanup()
             throw error
@@ -300,7 +314,8 @@ public enum PersistBenchmark {
             guard !sorted.isEmpty else { return 0 }
             return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
         }
-        return Phase(name: name, events: events, seconds: seconds, commits: commits, p50Ms: percentile(0.50), p99Ms: percentile(0.99), maxMs: sorted.last ?? 0)
+        return Phase(
+            name: name, events: events, seconds: seconds, commits: commits, p50Ms: percentile(0.50), p99Ms: percentile(0.99), maxMs: sorted.last ?? 0)
     }
 
     static func seconds(_ duration: Duration) -> Double {

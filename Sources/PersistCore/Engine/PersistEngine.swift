@@ -39,8 +39,10 @@ public final class PersistEngine: Sendable {
     let writer: WriteWorker
     let reader: ReadWorker
 
-    private init(configuration: Configuration, quarantine: Quarantine?, events: AsyncStream<EngineEvent>,
-                 eventSink: AsyncStream<EngineEvent>.Continuation, writer: WriteWorker, reader: ReadWorker) {
+    private init(
+        configuration: Configuration, quarantine: Quarantine?, events: AsyncStream<EngineEvent>,
+        eventSink: AsyncStream<EngineEvent>.Continuation, writer: WriteWorker, reader: ReadWorker
+    ) {
         self.configuration = configuration
         self.quarantine = quarantine
         self.events = events

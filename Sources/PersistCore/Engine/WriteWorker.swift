@@ -53,8 +53,10 @@ final class WriteWorker: @unchecked Sendable {
 
     /// Starts the thread, which opens (checks, maybe quarantines) the database; returns once it
     /// is open, or throws why it could not be.
-    static func start(_ options: DatabaseOpener.Options, settings: Settings,
-                      emit: @escaping @Sendable (EngineEvent) -> Void) async throws(PersistError) -> (WriteWorker, Quarantine?) {
+    static func start(
+        _ options: DatabaseOpener.Options, settings: Settings,
+        emit: @escaping @Sendable (EngineEvent) -> Void
+    ) async throws(PersistError) -> (WriteWorker, Quarantine?) {
         let worker = WriteWorker(settings: settings, emit: emit)
         let opened: Result<Quarantine?, PersistError> = await withCheckedContinuation { continuation in
             let thread = Thread {
@@ -253,7 +255,9 @@ final class WriteWorker: @unchecked Sendable {
                         stats.lastErrorMicros = WallClock.microsNow()
                         stats.failingSinceMicros = failingSince
                     }
-                    emit(.writeFailed(WriteFailure(error: error, attempt: attempt, pending: pending, retryIn: delay, failingSinceMicros: failingSince)))
+                    emit(
+                        .writeFailed(WriteFailure(error: error, attempt: attempt, pending: pending, retryIn: delay, failingSinceMicros: failingSince))
+                    )
                     // Retention may free pages: try it when full, again only once something was
                     // written since (or after a minute).
                     if error.isFull,
@@ -264,12 +268,14 @@ final class WriteWorker: @unchecked Sendable {
                         compact(store, automatic: true)
                     }
                     if stop && attempt >= 3 {
-                        let lost = carry.count + withLock { () -> Int in
-                            let n = pendingCount
-                            queue.removeAll()
-                            head = 0
-                            return n
-                        }
+                        let lost =
+                            carry.count
+                            + withLock { () -> Int in
+                                let n = pendingCount
+                                queue.removeAll()
+                                head = 0
+                                return n
+                            }
                         carry.removeAll()
                         emit(.abandoned(count: lost, error: error))
                     }
@@ -304,8 +310,10 @@ final class WriteWorker: @unchecked Sendable {
         }
     }
 
-    private func record(_ result: PersistStore.AppendResult, batch: [Pending], started: ContinuousClock.Instant,
-                        committed: ContinuousClock.Instant) -> CommitReport {
+    private func record(
+        _ result: PersistStore.AppendResult, batch: [Pending], started: ContinuousClock.Instant,
+        committed: ContinuousClock.Instant
+    ) -> CommitReport {
         let now = WallClock.microsNow()
         let number: UInt64 = withLock {
             stats.commits += 1

@@ -58,7 +58,8 @@ final class SQLiteConnection {
         if rc != SQLITE_OK {
             let message = error.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_free(error)
-            throw SQLiteError(code: rc, extendedCode: handle.map { sqlite3_extended_errcode($0) } ?? rc, operation: "execute \(Self.short(sql))", message: message)
+            throw SQLiteError(
+                code: rc, extendedCode: handle.map { sqlite3_extended_errcode($0) } ?? rc, operation: "execute \(Self.short(sql))", message: message)
         }
     }
 

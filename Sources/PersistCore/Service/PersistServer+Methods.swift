@@ -123,13 +123,17 @@ extension PersistServer {
             "retention": config.retention.description, "durability": config.durability.rawValue, "check": config.check.rawValue,
             "started_us": startedMicros, "pid": Int(getpid()), "instance": bus.instance,
         ]
-        body["last_error"] = writer.lastErrorCode.map { code -> Any in
-            ["code": code, "message": writer.lastError ?? "", "time_us": writer.lastErrorMicros ?? 0]
-        } ?? NSNull()
-        body["last_compact"] = writer.lastCompact.map { result -> Any in
-            ["deleted": result.deleted, "topics": result.topics, "bytes_before": result.bytesBefore, "bytes_after": result.bytesAfter,
-             "time_us": writer.lastCompactMicros ?? 0]
-        } ?? NSNull()
+        body["last_error"] =
+            writer.lastErrorCode.map { code -> Any in
+                ["code": code, "message": writer.lastError ?? "", "time_us": writer.lastErrorMicros ?? 0]
+            } ?? NSNull()
+        body["last_compact"] =
+            writer.lastCompact.map { result -> Any in
+                [
+                    "deleted": result.deleted, "topics": result.topics, "bytes_before": result.bytesBefore, "bytes_after": result.bytesAfter,
+                    "time_us": writer.lastCompactMicros ?? 0,
+                ]
+            } ?? NSNull()
         body["quarantined"] = engine.quarantine.map { ["moved_to": $0.movedTo, "problems": $0.problems] as Any } ?? NSNull()
         return try Self.json(body)
     }

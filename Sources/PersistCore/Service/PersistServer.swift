@@ -65,13 +65,17 @@ public final class PersistServer: Sendable {
     public func start() throws(BusError) {
         let subscription = try bus.subscribe([">"], bufferSize: options.subscriptionBuffer)
         if let quarantine = engine.quarantine {
-            logger.error("the database failed its integrity check and was moved aside; starting empty and refilling from the kernel's retained values", metadata: [
-                "moved_to": quarantine.movedTo, "problems": quarantine.problems.prefix(3).joined(separator: "; "),
-            ])
-            let message = "the database failed its integrity check; it was moved to \(quarantine.movedTo) and persist started empty, refilled from the kernel's retained values"
+            logger.error(
+                "the database failed its integrity check and was moved aside; starting empty and refilling from the kernel's retained values",
+                metadata: [
+                    "moved_to": quarantine.movedTo, "problems": quarantine.problems.prefix(3).joined(separator: "; "),
+                ])
+            let message =
+                "the database failed its integrity check; it was moved to \(quarantine.movedTo) and persist started empty, refilled from the kernel's retained values"
             let problems = Array(quarantine.problems.prefix(10))
             Task { [self] in
-                await publishError(code: "corrupt_database", message: message, operation: "open", extra: ["quarantined": quarantine.movedTo, "problems": problems])
+                await publishError(
+                    code: "corrupt_database", message: message, operation: "open", extra: ["quarantined": quarantine.movedTo, "problems": problems])
             }
         }
         let announce = Task { [self] in await announceEngineEvents() }
@@ -117,9 +121,11 @@ public final class PersistServer: Sendable {
                     $0.gapsDetected += 1
                     $0.missedEvents += missed
                 }
-                logger.warning("gap on \(event.topic): \(missed) event(s) missed; fetching the retained value", metadata: [
-                    "instance": event.meta.instance, "seq": String(event.meta.seq),
-                ])
+                logger.warning(
+                    "gap on \(event.topic): \(missed) event(s) missed; fetching the retained value",
+                    metadata: [
+                        "instance": event.meta.instance, "seq": String(event.meta.seq),
+                    ])
                 heal(event.topic)
             } else if event.missed > 0 {
                 // Lost before this event, but not on this topic as far as persist can tell.
@@ -129,7 +135,8 @@ public final class PersistServer: Sendable {
                 counters.withLock { $0.duplicatesSkipped += 1 }
                 continue
             }
-            let stored = StoredEvent(topic: event.topic, meta: event.meta, payload: event.payload, storedMicros: WallClock.microsNow(), origin: origin)
+            let stored = StoredEvent(
+                topic: event.topic, meta: event.meta, payload: event.payload, storedMicros: WallClock.microsNow(), origin: origin)
             guard await engine.append(stored) else { break }
             counters.withLock { $0.queued += 1 }
         }
@@ -142,7 +149,9 @@ public final class PersistServer: Sendable {
             defer { _ = healing.withLock { $0.remove(topic) } }
             do {
                 guard let value = try await bus.retained(topic, timeout: .seconds(5)) else { return }
-                if await engine.append(StoredEvent(topic: topic, meta: value.meta, payload: value.payload, storedMicros: WallClock.microsNow(), origin: .healed)) {
+                if await engine.append(
+                    StoredEvent(topic: topic, meta: value.meta, payload: value.payload, storedMicros: WallClock.microsNow(), origin: .healed))
+                {
                     counters.withLock { $0.healed += 1 }
                 }
             } catch {
@@ -157,14 +166,16 @@ public final class PersistServer: Sendable {
     /// the last loss is always followed by a re-read.
     private func resync(reason: String) {
         counters.withLock { $0.unattributedLosses += 1 }
-        guard resyncing.withLock({ state in
-            if state.busy {
-                state.pending = true
-                return false
-            }
-            state.busy = true
-            return true
-        }) else { return }
+        guard
+            resyncing.withLock({ state in
+                if state.busy {
+                    state.pending = true
+                    return false
+                }
+                state.busy = true
+                return true
+            })
+        else { return }
         logger.warning("events were lost (\(reason)); re-reading every retained value from the kernel")
         Task { [self] in
             repeat {
@@ -176,7 +187,12 @@ public final class PersistServer: Sendable {
                 do {
                     let values = try await bus.retainedValues(matching: ">", timeout: .seconds(10))
                     for value in values {
-                        guard await engine.append(StoredEvent(topic: value.topic, meta: value.meta, payload: value.payload, storedMicros: WallClock.microsNow(), origin: .healed)) else { break }
+                        guard
+                            await engine.append(
+                                StoredEvent(
+                                    topic: value.topic, meta: value.meta, payload: value.payload, storedMicros: WallClock.microsNow(), origin: .healed
+                                ))
+                        else { break }
                     }
                     counters.withLock { $0.healed += UInt64(values.count) }
                 } catch {
@@ -207,7 +223,11 @@ public final class PersistServer: Sendable {
                 }
                 let values = try await bus.retainedValues(matching: ">", timeout: .seconds(5))
                 for value in values {
-                    guard await engine.append(StoredEvent(topic: value.topic, meta: value.meta, payload: value.payload, storedMicros: WallClock.microsNow(), origin: .catchUp)) else { return }
+                    guard
+                        await engine.append(
+                            StoredEvent(
+                                topic: value.topic, meta: value.meta, payload: value.payload, storedMicros: WallClock.microsNow(), origin: .catchUp))
+                    else { return }
                 }
                 counters.withLock {
                     $0.catchUpDone = true
@@ -245,10 +265,12 @@ public final class PersistServer: Sendable {
                 let topics: [[String: Any]] = report.committed.map { entry in
                     ["topic": entry.topic, "instance": entry.instance, "ranges": entry.ranges.map { [$0.lowerBound, $0.upperBound] }]
                 }
-                await publish("persist.committed", [
-                    "commit": report.number, "events": report.events, "inserted": report.inserted, "duplicates": report.duplicates,
-                    "committed_us": report.committedMicros, "duration_us": Self.micros(report.duration), "topics": topics,
-                ])
+                await publish(
+                    "persist.committed",
+                    [
+                        "commit": report.number, "events": report.events, "inserted": report.inserted, "duplicates": report.duplicates,
+                        "committed_us": report.committedMicros, "duration_us": Self.micros(report.duration), "topics": topics,
+                    ])
             case .writeFailed(let failure):
                 let now = ContinuousClock.now
                 let due = counters.withLock { c -> Bool in
@@ -257,22 +279,28 @@ public final class PersistServer: Sendable {
                     return true
                 }
                 guard due else { continue }
-                logger.error("cannot write to the database; retrying (events are kept in memory, the queue is bounded)", metadata: [
-                    "error": failure.error.description, "code": failure.error.kind, "attempt": String(failure.attempt),
-                    "pending": String(failure.pending),
-                ])
-                await publishError(code: failure.error.kind, message: "cannot write to the database: \(failure.error)", operation: "write", extra: [
-                    "attempt": failure.attempt, "pending": failure.pending, "retry_in_ms": Self.micros(failure.retryIn) / 1000,
-                    "failing_since_us": failure.failingSinceMicros,
-                ])
+                logger.error(
+                    "cannot write to the database; retrying (events are kept in memory, the queue is bounded)",
+                    metadata: [
+                        "error": failure.error.description, "code": failure.error.kind, "attempt": String(failure.attempt),
+                        "pending": String(failure.pending),
+                    ])
+                await publishError(
+                    code: failure.error.kind, message: "cannot write to the database: \(failure.error)", operation: "write",
+                    extra: [
+                        "attempt": failure.attempt, "pending": failure.pending, "retry_in_ms": Self.micros(failure.retryIn) / 1000,
+                        "failing_since_us": failure.failingSinceMicros,
+                    ])
             case .recovered(let failures, let since):
                 counters.withLock { $0.lastErrorEvent = nil }
                 logger.notice("writes succeed again", metadata: ["failed_attempts": String(failures)])
                 await publish("persist.recovered", ["failed_attempts": failures, "failing_since_us": since, "time_us": WallClock.microsNow()])
             case .compacted(let result, let automatic):
-                logger.info(automatic ? "compacted the history because the database is full" : "compacted the history", metadata: [
-                    "deleted": String(result.deleted), "bytes_before": String(result.bytesBefore), "bytes_after": String(result.bytesAfter),
-                ])
+                logger.info(
+                    automatic ? "compacted the history because the database is full" : "compacted the history",
+                    metadata: [
+                        "deleted": String(result.deleted), "bytes_before": String(result.bytesBefore), "bytes_after": String(result.bytesAfter),
+                    ])
             case .corruptRecord(let error):
                 counters.withLock { $0.corruptRecords += 1 }
                 logger.error("a stored record is damaged and was not served", metadata: ["error": "\(error)"])
@@ -305,4 +333,3 @@ public final class PersistServer: Sendable {
         duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
     }
 }
-

@@ -91,7 +91,9 @@ enum DatabaseOpener {
                 try FileManager.default.removeItem(atPath: path + "-shm")
             }
         } catch {
-            throw .sqlite(SQLiteError(code: 14, operation: "quarantine \(path)", message: "cannot move the damaged database aside: \(error.localizedDescription)"))
+            throw .sqlite(
+                SQLiteError(
+                    code: 14, operation: "quarantine \(path)", message: "cannot move the damaged database aside: \(error.localizedDescription)"))
         }
         return target
     }

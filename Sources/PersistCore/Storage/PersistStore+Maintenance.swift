@@ -31,7 +31,7 @@ extension PersistStore {
             let pragma = level == .full ? "PRAGMA integrity_check(\(maxProblems))" : "PRAGMA quick_check(\(maxProblems))"
             let rows = try connection.strings(pragma)
             if rows != ["ok"] { problems += rows.map { "integrity check: \($0)" } }
-        } catch where error.isCorruption {
+        } catch  where error.isCorruption {
             return ["integrity check: \(error)"]
         }
         var tables = ["snapshots": "SELECT event_id, \(Self.columns) FROM snapshots"]
@@ -50,7 +50,7 @@ extension PersistStore {
                         if problems.count >= maxProblems { break }
                     }
                 }
-            } catch where error.isCorruption {
+            } catch  where error.isCorruption {
                 problems.append("\(table): \(error)")
             }
         }

@@ -18,8 +18,10 @@ public struct HistoryQuery: Sendable, Equatable {
 
     public static let maxLimit = 1000
 
-    public init(topic: String, fromSeq: UInt64? = nil, toSeq: UInt64? = nil, sinceMicros: UInt64? = nil, untilMicros: UInt64? = nil,
-                limit: Int = 100, cursor: Int64? = nil, descending: Bool = false) {
+    public init(
+        topic: String, fromSeq: UInt64? = nil, toSeq: UInt64? = nil, sinceMicros: UInt64? = nil, untilMicros: UInt64? = nil,
+        limit: Int = 100, cursor: Int64? = nil, descending: Bool = false
+    ) {
         self.topic = topic
         self.fromSeq = fromSeq
         self.toSeq = toSeq

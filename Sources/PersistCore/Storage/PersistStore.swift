@@ -17,7 +17,8 @@ import Foundation
 /// fails it is never served.
 final class PersistStore {
     static let schemaVersion: Int64 = 1
-    static let columns = "topic, seq, time_us, flags, source, instance, content_type, correlation_id, causation_id, payload, stored_us, origin, checksum"
+    static let columns =
+        "topic, seq, time_us, flags, source, instance, content_type, correlation_id, causation_id, payload, stored_us, origin, checksum"
 
     let connection: SQLiteConnection
     var path: String { connection.path }
@@ -120,7 +121,8 @@ final class PersistStore {
         var result = AppendResult()
         try connection.execute("BEGIN IMMEDIATE")
         do {
-            let insert = try connection.statement("INSERT OR IGNORE INTO events(\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")
+            let insert = try connection.statement(
+                "INSERT OR IGNORE INTO events(\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")
             let snapshot = try connection.statement(
                 "INSERT OR REPLACE INTO snapshots(\(Self.columns), event_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)")
             // The rule is applied event by event; only each topic's final winner is written.
@@ -160,7 +162,8 @@ final class PersistStore {
         let statement = try connection.statement("SELECT topic, seq, flags FROM snapshots")
         var heads: [String: SnapshotHead] = [:]
         while try statement.step() {
-            heads[statement.text(0)] = SnapshotHead(seq: statement.uint64(1), flags: EventMeta.Flags(rawValue: UInt8(truncatingIfNeeded: statement.int(2))))
+            heads[statement.text(0)] = SnapshotHead(
+                seq: statement.uint64(1), flags: EventMeta.Flags(rawValue: UInt8(truncatingIfNeeded: statement.int(2))))
         }
         return heads
     }
@@ -201,4 +204,3 @@ final class PersistStore {
     }
 
 }
-

@@ -45,7 +45,9 @@ public struct RetentionPolicy: Equatable, Sendable, CustomStringConvertible {
             guard limits.count == 2 else { throw ParseError("retention rule '\(item)': limits are AGE:COUNT, e.g. 7d:10000 or -:500") }
             let age = try Self.parseAge(String(limits[0]), rule: item)
             let count = try Self.parseCount(String(limits[1]), rule: item)
-            if rules.contains(where: { $0.prefix == prefix }) { throw ParseError("retention prefix '\(prefix.isEmpty ? "*" : prefix)' is given twice") }
+            if rules.contains(where: { $0.prefix == prefix }) {
+                throw ParseError("retention prefix '\(prefix.isEmpty ? "*" : prefix)' is given twice")
+            }
             rules.append(Rule(prefix: prefix, maxAgeSeconds: age, maxEvents: count))
         }
         if rules.isEmpty { throw ParseError("retention '\(text)' has no rule") }

@@ -66,18 +66,19 @@ enum BusPath {
             clients.append(sub)
             let subscription = try sub.subscribe("bench.>")
             try await subscription.confirm()
-            tasks.append(Task {
-                var received = 0
-                var first: UInt64 = 0
-                var last: UInt64 = 0
-                for await event in subscription where event.topic == "bench.t" {
-                    received += 1
-                    last = WallClock.nanos()
-                    if first == 0 { first = last }
-                    if stop.withLock({ $0 }) { break }
-                }
-                return (received, first, last)
-            })
+            tasks.append(
+                Task {
+                    var received = 0
+                    var first: UInt64 = 0
+                    var last: UInt64 = 0
+                    for await event in subscription where event.topic == "bench.t" {
+                        received += 1
+                        last = WallClock.nanos()
+                        if first == 0 { first = last }
+                        if stop.withLock({ $0 }) { break }
+                    }
+                    return (received, first, last)
+                })
         }
         let payload = [UInt8](repeating: 0x61, count: size)
         let end = WallClock.nanos() + UInt64(seconds * 1e9)

@@ -96,7 +96,8 @@ struct BenchCommand: BusctlCommand {
         let want = { (s: Scenario) in scenario == .all || scenario == s }
         if want(.pubsub) {
             for size in [64, 1024] {
-                var figure = Figure(name: "pubsub \(size) B delivered", unit: "msg/s", baseline: [], bus: [], kind: "min", target: size == 64 ? 0.8 : nil)
+                var figure = Figure(
+                    name: "pubsub \(size) B delivered", unit: "msg/s", baseline: [], bus: [], kind: "min", target: size == 64 ? 0.8 : nil)
                 var lost = (raw: 0, bus: 0)
                 for run in 1...runs {
                     progress("pubsub \(size) B, run \(run)/\(runs): raw")
@@ -132,7 +133,8 @@ struct BenchCommand: BusctlCommand {
             }
             figures += [p50, p99, p999]
             for inFlight in [1, 8, 64] {
-                var figure = Figure(name: "reqrep \(inFlight) in flight", unit: "req/s", baseline: [], bus: [], kind: "min", target: inFlight == 64 ? 0.8 : nil)
+                var figure = Figure(
+                    name: "reqrep \(inFlight) in flight", unit: "req/s", baseline: [], bus: [], kind: "min", target: inFlight == 64 ? 0.8 : nil)
                 for run in 1...runs {
                     progress("reqrep \(inFlight) in flight, run \(run)/\(runs): raw")
                     figure.baseline.append(try RawBaseline.reqrepThroughput(size: 64, inFlight: inFlight, seconds: seconds, port: FreePorts.base()))
@@ -144,7 +146,8 @@ struct BenchCommand: BusctlCommand {
         }
         if want(.fanout) {
             for subscribers in [1, 4, 16] {
-                var figure = Figure(name: "fanout to \(subscribers)", unit: "msg/s", baseline: [], bus: [], kind: "min", target: subscribers == 16 ? 0.8 : nil)
+                var figure = Figure(
+                    name: "fanout to \(subscribers)", unit: "msg/s", baseline: [], bus: [], kind: "min", target: subscribers == 16 ? 0.8 : nil)
                 var lost = (raw: 0, bus: 0)
                 for run in 1...runs {
                     progress("fanout to \(subscribers), run \(run)/\(runs): raw")
@@ -165,9 +168,15 @@ struct BenchCommand: BusctlCommand {
             let memory = try await BusPath.memory(topics: 10_000, seconds: max(1, seconds), port: FreePorts.base())
             let mb = { (bytes: Int) in Double(bytes) / 1_048_576 }
             figures.append(Figure(name: "kernel RSS idle", unit: "MiB", baseline: [], bus: [mb(memory.idle)], kind: "abs", target: 30))
-            figures.append(Figure(name: "kernel RSS with 10000 retained topics", unit: "MiB", baseline: [], bus: [mb(memory.retained)], kind: "abs", target: nil))
-            var slow = Figure(name: "kernel RSS peak, slow subscriber", unit: "MiB", baseline: [], bus: [mb(memory.slowPeak)], kind: "abs", target: nil)
-            slow.extra = ["published": "1 KiB events for \(max(1, seconds)) s to a subscriber with a 1-event buffer that does not read", "gaps_seen_by_slow_subscriber": memory.slowDrops]
+            figures.append(
+                Figure(name: "kernel RSS with 10000 retained topics", unit: "MiB", baseline: [], bus: [mb(memory.retained)], kind: "abs", target: nil)
+            )
+            var slow = Figure(
+                name: "kernel RSS peak, slow subscriber", unit: "MiB", baseline: [], bus: [mb(memory.slowPeak)], kind: "abs", target: nil)
+            slow.extra = [
+                "published": "1 KiB events for \(max(1, seconds)) s to a subscriber with a 1-event buffer that does not read",
+                "gaps_seen_by_slow_subscriber": memory.slowDrops,
+            ]
             figures.append(slow)
         }
         if want(.persist) {
@@ -185,15 +194,18 @@ struct BenchCommand: BusctlCommand {
             print(String(decoding: data, as: UTF8.self))
         } else {
             printTable(figures)
-            print(String(format: "%d figures in %.0f s (%d run(s) of %.1f s each; %d cores, libzmq %@)", figures.count, elapsed, runs, seconds,
-                         ProcessInfo.processInfo.activeProcessorCount, ZMQContext.version))
+            print(
+                String(
+                    format: "%d figures in %.0f s (%d run(s) of %.1f s each; %d cores, libzmq %@)", figures.count, elapsed, runs, seconds,
+                    ProcessInfo.processInfo.activeProcessorCount, ZMQContext.version))
         }
         return ExitCode.ok
     }
 
     /// Runs `PersistService --bench` (raw SQLite and through the bus, in one run) `runs` times.
     private func persistFigures() async throws -> [Figure] {
-        let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("PersistService")
+        let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent(
+            "PersistService")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             FileHandle.standardError.write(Data("bench: persist skipped: \(binary.path) is not built\n".utf8))
             return []
@@ -242,8 +254,9 @@ struct BenchCommand: BusctlCommand {
             guard let m = Figure.median(v) else { return "-" }
             return "\(format(m, unit)) [\(format(v.min(), unit))-\(format(v.max(), unit))]"
         }
-        print("figure".padding(toLength: 40, withPad: " ", startingAt: 0) + "unit   " + "raw libzmq".padding(toLength: 28, withPad: " ", startingAt: 0)
-              + "bus".padding(toLength: 28, withPad: " ", startingAt: 0) + "ratio   target")
+        print(
+            "figure".padding(toLength: 40, withPad: " ", startingAt: 0) + "unit   " + "raw libzmq".padding(toLength: 28, withPad: " ", startingAt: 0)
+                + "bus".padding(toLength: 28, withPad: " ", startingAt: 0) + "ratio   target")
         for f in figures {
             let ratio = f.ratio.map { String(format: "%.2fx", $0) } ?? "-"
             var target = ""
@@ -251,10 +264,11 @@ struct BenchCommand: BusctlCommand {
                 target = f.kind == "abs" ? "<= \(Int(t)) \(f.unit)" : String(format: "%@ %.1fx", f.kind == "min" ? ">=" : "<=", t)
                 target += f.met == true ? "  met" : "  MISSED"
             }
-            print(f.name.padding(toLength: 40, withPad: " ", startingAt: 0) + f.unit.padding(toLength: 7, withPad: " ", startingAt: 0)
-                  + cell(f.baseline, f.unit).padding(toLength: 28, withPad: " ", startingAt: 0)
-                  + cell(f.bus, f.unit).padding(toLength: 28, withPad: " ", startingAt: 0)
-                  + ratio.padding(toLength: 8, withPad: " ", startingAt: 0) + target)
+            print(
+                f.name.padding(toLength: 40, withPad: " ", startingAt: 0) + f.unit.padding(toLength: 7, withPad: " ", startingAt: 0)
+                    + cell(f.baseline, f.unit).padding(toLength: 28, withPad: " ", startingAt: 0)
+                    + cell(f.bus, f.unit).padding(toLength: 28, withPad: " ", startingAt: 0)
+                    + ratio.padding(toLength: 8, withPad: " ", startingAt: 0) + target)
             if let lostRaw = f.extra["lost_raw"], let lostBus = f.extra["lost_bus"] {
                 print("    lost: raw \(lostRaw), bus \(lostBus)")
             }

@@ -8,10 +8,11 @@ struct CallCommand: BusctlCommand {
     static let overview = "Call a method of a service and print the reply."
     static let usage = "SERVICE METHOD [JSON|-] [--timeout S] [--json] [options]"
     static let maxPositionals: Int? = 3
-    static let options = BusSettings.options + [
-        OptionSpec("timeout", value: "S", help: "How long to wait for the reply.", default: "5"),
-        BusSettings.json,
-    ]
+    static let options =
+        BusSettings.options + [
+            OptionSpec("timeout", value: "S", help: "How long to wait for the reply.", default: "5"),
+            BusSettings.json,
+        ]
     static let discussion: String? = """
         JSON is the request payload; '-' reads it from standard input; none sends an empty payload.
         A 2xx reply prints its payload as indented JSON. With --json every reply prints one line:

@@ -6,11 +6,12 @@ struct GraphCommand: BusctlCommand {
     static let name = "graph"
     static let overview = "Draw services, topics and who publishes, subscribes and calls what."
     static let usage = "[--format dot|svg|json] [--output FILE] [--json] [options]"
-    static let options = BusSettings.options + [
-        OptionSpec("format", value: "FORMAT", help: "dot (Graphviz source), svg (rendered by Graphviz's dot) or json.", default: "dot"),
-        OptionSpec("output", short: "o", value: "FILE", help: "Write to FILE instead of standard output."),
-        OptionSpec("json", help: "Same as --format json."),
-    ]
+    static let options =
+        BusSettings.options + [
+            OptionSpec("format", value: "FORMAT", help: "dot (Graphviz source), svg (rendered by Graphviz's dot) or json.", default: "dot"),
+            OptionSpec("output", short: "o", value: "FILE", help: "Write to FILE instead of standard output."),
+            OptionSpec("json", help: "Same as --format json."),
+        ]
     static let discussion: String? = """
         Built from what the kernel saw (bus.stats): registered services (filled boxes), other
         publishers and callers such as busctl (dashed boxes), topics (ellipses; a double border
@@ -41,7 +42,9 @@ struct GraphCommand: BusctlCommand {
         var dotPath: String?
         if format == .svg {
             guard let found = Self.findExecutable("dot") else {
-                throw CommandFailure("--format svg needs Graphviz, and 'dot' is not on PATH: install it (apt install graphviz, brew install graphviz) or use --format dot")
+                throw CommandFailure(
+                    "--format svg needs Graphviz, and 'dot' is not on PATH: install it (apt install graphviz, brew install graphviz) or use --format dot"
+                )
             }
             dotPath = found
         }

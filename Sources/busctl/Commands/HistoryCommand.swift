@@ -7,16 +7,17 @@ struct HistoryCommand: BusctlCommand {
     static let overview = "Show the stored history of a topic (from the persist service)."
     static let usage = "TOPIC [--limit N] [--from-seq N] [--to-seq N] [--since-us T] [--until-us T] [--oldest-first] [--json]"
     static let maxPositionals: Int? = 1
-    static let options = BusSettings.options + [
-        OptionSpec("limit", short: "n", value: "N", help: "Most events shown.", default: "20"),
-        OptionSpec("from-seq", value: "N", help: "Only sequence numbers from N."),
-        OptionSpec("to-seq", value: "N", help: "Only sequence numbers up to N."),
-        OptionSpec("since-us", value: "T", help: "Only events published at or after T (microseconds since the epoch)."),
-        OptionSpec("until-us", value: "T", help: "Only events published at or before T."),
-        OptionSpec("oldest-first", help: "Start from the oldest stored event (default: the newest N, shown oldest first)."),
-        OptionSpec("json", help: "Print the events as a JSON array."),
-        OptionSpec("timeout", value: "S", help: "Seconds to wait for persist.", default: "5"),
-    ]
+    static let options =
+        BusSettings.options + [
+            OptionSpec("limit", short: "n", value: "N", help: "Most events shown.", default: "20"),
+            OptionSpec("from-seq", value: "N", help: "Only sequence numbers from N."),
+            OptionSpec("to-seq", value: "N", help: "Only sequence numbers up to N."),
+            OptionSpec("since-us", value: "T", help: "Only events published at or after T (microseconds since the epoch)."),
+            OptionSpec("until-us", value: "T", help: "Only events published at or before T."),
+            OptionSpec("oldest-first", help: "Start from the oldest stored event (default: the newest N, shown oldest first)."),
+            OptionSpec("json", help: "Print the events as a JSON array."),
+            OptionSpec("timeout", value: "S", help: "Seconds to wait for persist.", default: "5"),
+        ]
     static let discussion: String? = "Events are shown with their sequence number, publish time, source and how persist got them."
 
     var topic: String
@@ -115,7 +116,8 @@ enum PersistCLI {
     }
 
     static func jsonText(_ value: Any) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data("null".utf8)
+        let data =
+            (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data("null".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -6,14 +6,17 @@ struct KernelCommand: BusctlCommand {
     static let name = "kernel"
     static let overview = "Run the kernel (MDP broker and event forwarder) in the foreground."
     static let usage = "[--kernel URL] [options]"
-    static let options = OptionSpec.common + [
-        OptionSpec("heartbeat-ms", value: "MS", help: "MDP heartbeat interval; workers silent for 3 intervals are dropped.", default: "1000"),
-        OptionSpec("grace-ms", value: "MS", help: "How long a request without its own deadline waits for a worker.", default: "5000"),
-        OptionSpec("max-message-bytes", value: "BYTES", help: "Largest accepted message; bigger ones disconnect the sender.", default: "1048576"),
-        OptionSpec("max-retained", value: "N", help: "Most topics with a retained value.", default: "100000"),
-        OptionSpec("subscriber-hwm", value: "N", help: "Messages queued towards each subscriber; past it that subscriber alone loses events (a gap).", default: "10000"),
-        OptionSpec("policy", value: "FILE", help: "Permission policy (JSON); default KEYS/policy.json or the built-in one."),
-    ]
+    static let options =
+        OptionSpec.common + [
+            OptionSpec("heartbeat-ms", value: "MS", help: "MDP heartbeat interval; workers silent for 3 intervals are dropped.", default: "1000"),
+            OptionSpec("grace-ms", value: "MS", help: "How long a request without its own deadline waits for a worker.", default: "5000"),
+            OptionSpec("max-message-bytes", value: "BYTES", help: "Largest accepted message; bigger ones disconnect the sender.", default: "1048576"),
+            OptionSpec("max-retained", value: "N", help: "Most topics with a retained value.", default: "100000"),
+            OptionSpec(
+                "subscriber-hwm", value: "N", help: "Messages queued towards each subscriber; past it that subscriber alone loses events (a gap).",
+                default: "10000"),
+            OptionSpec("policy", value: "FILE", help: "Permission policy (JSON); default KEYS/policy.json or the built-in one."),
+        ]
     static let discussion: String? = """
         The kernel binds the request plane (ROUTER, 7/MDP) at --kernel and the event plane at
         PORT+1 (XSUB, publishers connect) and PORT+2 (XPUB, subscribers connect).

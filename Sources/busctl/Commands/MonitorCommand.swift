@@ -7,13 +7,14 @@ struct MonitorCommand: BusctlCommand {
     static let overview = "Show live events (current values of retained topics first)."
     static let usage = "[PATTERN...] [--count N] [--timeout S] [--live] [--full] [--json] [options]"
     static let maxPositionals: Int? = nil
-    static let options = BusSettings.options + [
-        OptionSpec("count", value: "N", help: "Exit after N events."),
-        OptionSpec("timeout", value: "S", help: "Stop after S seconds."),
-        OptionSpec("live", help: "Skip the current values; only events published from now on."),
-        OptionSpec("full", help: "Never shorten payloads."),
-        BusSettings.json,
-    ]
+    static let options =
+        BusSettings.options + [
+            OptionSpec("count", value: "N", help: "Exit after N events."),
+            OptionSpec("timeout", value: "S", help: "Stop after S seconds."),
+            OptionSpec("live", help: "Skip the current values; only events published from now on."),
+            OptionSpec("full", help: "Never shorten payloads."),
+            BusSettings.json,
+        ]
     static let discussion: String? = """
         PATTERN is a topic or a wildcard pattern: '*' matches one token, '>' the rest
         ('feed.*.voted', 'auth.>'); none means every topic. For each matching retained topic the

@@ -7,9 +7,10 @@ struct PubCommand: BusctlCommand {
     static let overview = "Publish one event (JSON from the argument or standard input)."
     static let usage = "TOPIC [JSON|-] [--retain] [options]"
     static let maxPositionals: Int? = 2
-    static let options = BusSettings.options + [
-        OptionSpec("retain", help: "Make it the topic's retained (current) value."),
-    ]
+    static let options =
+        BusSettings.options + [
+            OptionSpec("retain", help: "Make it the topic's retained (current) value.")
+        ]
     static let discussion: String? = """
         Without JSON, or with '-', the payload is read from standard input. The event's source
         is 'busctl'. busctl waits until the event has left for the kernel before it exits.

@@ -7,12 +7,13 @@ struct RecordCommand: BusctlCommand {
     static let overview = "Record events (topics, meta, payloads, timing) to a file for replay."
     static let usage = "FILE [PATTERN...] [--duration S] [--count N] [--live] [--force] [options]"
     static let maxPositionals: Int? = nil
-    static let options = BusSettings.options + [
-        OptionSpec("duration", value: "S", help: "Stop after S seconds."),
-        OptionSpec("count", value: "N", help: "Stop after N events."),
-        OptionSpec("live", help: "Leave out the current values of retained topics sent at the start."),
-        OptionSpec("force", help: "Overwrite FILE if it exists."),
-    ]
+    static let options =
+        BusSettings.options + [
+            OptionSpec("duration", value: "S", help: "Stop after S seconds."),
+            OptionSpec("count", value: "N", help: "Stop after N events."),
+            OptionSpec("live", help: "Leave out the current values of retained topics sent at the start."),
+            OptionSpec("force", help: "Overwrite FILE if it exists."),
+        ]
     static let discussion: String? = """
         PATTERN as for monitor (none: every topic). Records until Ctrl-C, --duration or --count,
         whichever comes first; exit status 0 in each case. By default the recording starts with
@@ -61,13 +62,16 @@ struct RecordCommand: BusctlCommand {
             do {
                 let subscription = try client.subscribe(command.patterns)
                 let begin = clock.now
-                writer.append(Recording.Header(startedUs: Format.nowMicros(), patterns: command.patterns, kernel: command.bus.endpoints.requests).line)
+                writer.append(
+                    Recording.Header(startedUs: Format.nowMicros(), patterns: command.patterns, kernel: command.bus.endpoints.requests).line)
                 let ticker = Task {
                     var progress = ProgressLine()
                     while !Task.isCancelled {
                         try? await Task.sleep(for: .milliseconds(250))
                         writer.flush()
-                        progress.update("recording to \(writer.path): \(tally.events) events, \(Format.bytes(Double(tally.bytes))), \(Format.age(ms: (clock.now - started).milliseconds))")
+                        progress.update(
+                            "recording to \(writer.path): \(tally.events) events, \(Format.bytes(Double(tally.bytes))), \(Format.age(ms: (clock.now - started).milliseconds))"
+                        )
                     }
                     return progress
                 }
@@ -97,7 +101,9 @@ struct RecordCommand: BusctlCommand {
         }
         writer.close()
         if let failure = writer.failure { throw CommandFailure(failure) }
-        progress.finish("recorded \(tally.events) events (\(Format.bytes(Double(tally.bytes)))) in \(Format.age(ms: (clock.now - started).milliseconds)) to \(file)")
+        progress.finish(
+            "recorded \(tally.events) events (\(Format.bytes(Double(tally.bytes)))) in \(Format.age(ms: (clock.now - started).milliseconds)) to \(file)"
+        )
         return ExitCode.ok
     }
 }

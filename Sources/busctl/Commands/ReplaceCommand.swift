@@ -8,10 +8,11 @@ struct ReplaceCommand: BusctlCommand {
     static let overview = "Replace a service supervised by 'busctl up' with a new binary, without downtime."
     static let usage = "SERVICE --binary PATH [--timeout S] [--json] [options]"
     static let maxPositionals: Int? = 1
-    static let options = SupervisorCall.options + [
-        OptionSpec("binary", value: "PATH", help: "The new executable (relative paths are from the current folder)."),
-        OptionSpec("timeout", value: "S", help: "How long the new process has to register.", default: "10"),
-    ]
+    static let options =
+        SupervisorCall.options + [
+            OptionSpec("binary", value: "PATH", help: "The new executable (relative paths are from the current folder)."),
+            OptionSpec("timeout", value: "S", help: "How long the new process has to register.", default: "10"),
+        ]
     static let discussion: String? = """
         The supervisor starts PATH with the arguments the service runs with, waits until the new
         instance has registered, then sends the old process SIGTERM: it drains (DISCONNECT,
@@ -38,7 +39,9 @@ struct ReplaceCommand: BusctlCommand {
     }
 
     func run() async throws -> Int32 {
-        let request = SupervisorAPI.ReplaceRequest(service: service, binary: binary, timeoutMs: Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
+        let request = SupervisorAPI.ReplaceRequest(
+            service: service, binary: binary,
+            timeoutMs: Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
         // The reply comes after the new process registered and the old one drained and exited.
         let reply = try await call.call("replace", request, timeout: timeout + .seconds(20))
         if !call.json {

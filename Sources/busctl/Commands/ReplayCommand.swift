@@ -7,9 +7,10 @@ struct ReplayCommand: BusctlCommand {
     static let overview = "Replay a recording into the bus, with its timing scaled by --speed."
     static let usage = "FILE [--speed X] [options]"
     static let maxPositionals: Int? = 1
-    static let options = BusSettings.options + [
-        OptionSpec("speed", value: "X", help: "Time scale: 2 is twice as fast, 0.5 half; 0 as fast as possible.", default: "1"),
-    ]
+    static let options =
+        BusSettings.options + [
+            OptionSpec("speed", value: "X", help: "Time scale: 2 is twice as fast, 0.5 half; 0 as fast as possible.", default: "1")
+        ]
     static let discussion: String? = """
         Every event is sent with its recorded topic, payload and meta (source, instance, seq,
         timestamp, content type, correlation ids, retained flag) plus the 'replayed' flag; a
@@ -52,7 +53,9 @@ struct ReplayCommand: BusctlCommand {
                 var progress = ProgressLine()
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .milliseconds(250))
-                    progress.update("replaying \(command.file): \(tally.events)/\(entries.count) events, \(Format.bytes(Double(tally.bytes))), \(Format.age(ms: (clock.now - started).milliseconds))")
+                    progress.update(
+                        "replaying \(command.file): \(tally.events)/\(entries.count) events, \(Format.bytes(Double(tally.bytes))), \(Format.age(ms: (clock.now - started).milliseconds))"
+                    )
                 }
                 return progress
             }
@@ -91,7 +94,8 @@ struct ReplayCommand: BusctlCommand {
             return (outcome, progress)
         }
         var progress = progressLine
-        let summary = "\(tally.events) events (\(Format.bytes(Double(tally.bytes)))) in \(Format.age(ms: (clock.now - started).milliseconds)) from \(file) at speed \(Format.number(speed))"
+        let summary =
+            "\(tally.events) events (\(Format.bytes(Double(tally.bytes)))) in \(Format.age(ms: (clock.now - started).milliseconds)) from \(file) at speed \(Format.number(speed))"
         if case .interrupted = outcome {
             progress.finish("interrupted: replayed \(tally.events) of \(entries.count) events")
             return ExitCode.failure

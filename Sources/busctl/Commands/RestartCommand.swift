@@ -7,9 +7,10 @@ struct RestartCommand: BusctlCommand {
     static let overview = "Restart a service supervised by 'busctl up' (drain, stop, start)."
     static let usage = "SERVICE [--timeout S] [--json] [options]"
     static let maxPositionals: Int? = 1
-    static let options = SupervisorCall.options + [
-        OptionSpec("timeout", value: "S", help: "How long to wait for the restart to finish.", default: "30"),
-    ]
+    static let options =
+        SupervisorCall.options + [
+            OptionSpec("timeout", value: "S", help: "How long to wait for the restart to finish.", default: "30")
+        ]
     static let discussion: String? = """
         The supervisor sends SIGTERM (the service drains: DISCONNECT, in-flight requests
         answered, exit), waits for the exit, starts the same executable with the same arguments

@@ -8,11 +8,12 @@ struct RestoreCommand: BusctlCommand {
     static let overview = "Show the saved state of a topic, or of every topic under a prefix (from the persist service)."
     static let usage = "TOPIC [--prefix] [--json]"
     static let maxPositionals: Int? = 1
-    static let options = BusSettings.options + [
-        OptionSpec("prefix", help: "Treat TOPIC as a prefix (e.g. 'feed.') and show every saved topic under it."),
-        OptionSpec("json", help: "Print the stored value(s) as JSON, with seq and meta fields."),
-        OptionSpec("timeout", value: "S", help: "Seconds to wait for persist.", default: "5"),
-    ]
+    static let options =
+        BusSettings.options + [
+            OptionSpec("prefix", help: "Treat TOPIC as a prefix (e.g. 'feed.') and show every saved topic under it."),
+            OptionSpec("json", help: "Print the stored value(s) as JSON, with seq and meta fields."),
+            OptionSpec("timeout", value: "S", help: "Seconds to wait for persist.", default: "5"),
+        ]
     static let discussion: String? = "Reads only; nothing is published. Exit 2 when persist has nothing saved for TOPIC."
 
     var topic: String
@@ -60,7 +61,9 @@ struct RestoreCommand: BusctlCommand {
         for value in values {
             let flags = (value["flags"] as? NSNumber)?.uint8Value ?? 0
             let provisional = EventMeta.Flags(rawValue: flags).contains(.provisional) ? "  [provisional]" : ""
-            print("\(value["topic"] as? String ?? topic)  seq \((value["seq"] as? NSNumber)?.stringValue ?? "?")  from \(value["source"] as? String ?? "?") (\(value["instance"] as? String ?? "?"))  published \(PersistCLI.time(value["time_us"]))\(provisional)")
+            print(
+                "\(value["topic"] as? String ?? topic)  seq \((value["seq"] as? NSNumber)?.stringValue ?? "?")  from \(value["source"] as? String ?? "?") (\(value["instance"] as? String ?? "?"))  published \(PersistCLI.time(value["time_us"]))\(provisional)"
+            )
             print("  " + PersistCLI.payloadText(value, max: prefix ? 200 : 100_000))
         }
         if values.isEmpty { FileHandle.standardError.write(Data("nothing saved under '\(topic)'\n".utf8)) }

@@ -39,10 +39,13 @@ struct ServicesCommand: BusctlCommand {
     }
 
     static func table(_ services: [ServiceSnapshot]) -> String {
-        var table = Table("SERVICE", "INSTANCE", "VERSION", "HOST/PID", ">UPTIME", ">HEARTBEAT", ">WORKERS", ">HANDLED", ">IN-FLIGHT", ">FAILED", "STATE")
+        var table = Table(
+            "SERVICE", "INSTANCE", "VERSION", "HOST/PID", ">UPTIME", ">HEARTBEAT", ">WORKERS", ">HANDLED", ">IN-FLIGHT", ">FAILED", "STATE")
         for service in services {
             if service.instances.isEmpty {
-                table.add([service.service, "-", "-", "-", "-", "-", "0", "-", "-", "-", service.queued > 0 ? "\(service.queued) queued" : "no instance"])
+                table.add([
+                    service.service, "-", "-", "-", "-", "-", "0", "-", "-", "-", service.queued > 0 ? "\(service.queued) queued" : "no instance",
+                ])
             }
             for instance in service.instances {
                 let where_ = [instance.host ?? "?", instance.pid.map(String.init) ?? "?"].joined(separator: "/")

@@ -6,11 +6,12 @@ struct StatsCommand: BusctlCommand {
     static let name = "stats"
     static let overview = "Show per-topic and per-service rates, latency, errors and drops."
     static let usage = "[--watch] [--interval S] [--json] [options]"
-    static let options = BusSettings.options + [
-        OptionSpec("watch", help: "Keep printing every interval until Ctrl-C."),
-        OptionSpec("interval", value: "S", help: "Seconds between the two samples rates are computed from.", default: "1"),
-        BusSettings.json,
-    ]
+    static let options =
+        BusSettings.options + [
+            OptionSpec("watch", help: "Keep printing every interval until Ctrl-C."),
+            OptionSpec("interval", value: "S", help: "Seconds between the two samples rates are computed from.", default: "1"),
+            BusSettings.json,
+        ]
     static let discussion: String? = """
         Rates (MSG/S, BYTES/S, REQ/S) are the difference between two bus.stats samples taken
         --interval apart, divided by the kernel's own elapsed time. TOTAL, DROPS, ERRORS and

@@ -6,16 +6,24 @@ struct UpCommand: BusctlCommand {
     static let name = "up"
     static let overview = "Run the kernel and every service on this machine, supervised."
     static let usage = "[--only NAMES] [--state-dir DIR] [--service NAME=PATH [--service-args NAME=ARGS]]... [options]"
-    static let options = OptionSpec.common + [
-        OptionSpec("only", value: "NAMES", help: "Start only these services (comma-separated)."),
-        OptionSpec("state-dir", value: "DIR", help: "Where services keep their data; each gets DIR/NAME (default: $XDG_DATA_HOME/swiftbus or ~/.local/share/swiftbus)."),
-        OptionSpec("service", value: "NAME=PATH", help: "Also supervise the executable PATH as service NAME; for a package service, run PATH instead of its build (repeatable).", repeatable: true),
-        OptionSpec("service-args", value: "NAME=ARGS", help: "More arguments for service NAME, split as a shell would: --service-args 'x=--name x' (repeatable).", repeatable: true),
-        OptionSpec("bin-dir", value: "DIR", help: "Where the package's service executables are (default: busctl's folder)."),
-        OptionSpec("register-timeout", value: "S", help: "How long each process has to register (the kernel: to answer).", default: "10"),
-        OptionSpec("stop-timeout", value: "S", help: "How long a process has to exit after SIGTERM before SIGKILL.", default: "3"),
-        OptionSpec("secure", help: "Turn on CURVE security: keys in STATE/keys, made on first run (or the --keys folder)."),
-    ]
+    static let options =
+        OptionSpec.common + [
+            OptionSpec("only", value: "NAMES", help: "Start only these services (comma-separated)."),
+            OptionSpec(
+                "state-dir", value: "DIR",
+                help: "Where services keep their data; each gets DIR/NAME (default: $XDG_DATA_HOME/swiftbus or ~/.local/share/swiftbus)."),
+            OptionSpec(
+                "service", value: "NAME=PATH",
+                help: "Also supervise the executable PATH as service NAME; for a package service, run PATH instead of its build (repeatable).",
+                repeatable: true),
+            OptionSpec(
+                "service-args", value: "NAME=ARGS",
+                help: "More arguments for service NAME, split as a shell would: --service-args 'x=--name x' (repeatable).", repeatable: true),
+            OptionSpec("bin-dir", value: "DIR", help: "Where the package's service executables are (default: busctl's folder)."),
+            OptionSpec("register-timeout", value: "S", help: "How long each process has to register (the kernel: to answer).", default: "10"),
+            OptionSpec("stop-timeout", value: "S", help: "How long a process has to exit after SIGTERM before SIGKILL.", default: "3"),
+            OptionSpec("secure", help: "Turn on CURVE security: keys in STATE/keys, made on first run (or the --keys folder)."),
+        ]
     static let discussion: String? = """
         Starts 'busctl kernel' (this binary) on --kernel, then the package's services in this
         order: persist (PersistService), auth (AuthService), feed (FeedService), weather
@@ -155,7 +163,8 @@ struct UpCommand: BusctlCommand {
             if service.path == nil, let executable = Self.packageServices.first(where: { $0.name == service.name })?.executable {
                 let path = binDirectory.appendingPathComponent(executable).path
                 guard FileManager.default.isExecutableFile(atPath: path) else {
-                    notBuilt.append((service.name, "not built: no \(executable) in \(binDirectory.path); skipped (swift build --product \(executable))"))
+                    notBuilt.append(
+                        (service.name, "not built: no \(executable) in \(binDirectory.path); skipped (swift build --product \(executable))"))
                     continue
                 }
                 service.path = path
@@ -180,7 +189,8 @@ struct UpCommand: BusctlCommand {
                 let made = try Self.prepareKeys(keys, identities: ["supervisor", "busctl"] + runnable.map(\.name))
                 security = try ClientSecurity.load(keys: keys, identity: "supervisor")
                 let note = made.isEmpty ? "" : " (made: \(made.joined(separator: ", ")))"
-                FileHandle.standardOutput.write(Data("[supervisor] security on: CURVE keys in \(keys.path)\(note); other busctl commands: BUS_KEYS=\(keys.path)\n".utf8))
+                FileHandle.standardOutput.write(
+                    Data("[supervisor] security on: CURVE keys in \(keys.path)\(note); other busctl commands: BUS_KEYS=\(keys.path)\n".utf8))
             } catch {
                 throw CommandFailure("security: \(error)", code: ExitCode.configError)
             }
@@ -251,8 +261,10 @@ struct UpCommand: BusctlCommand {
     }
 
     /// Starts everything, then waits for a signal and stops everything in order.
-    private static func supervise(_ supervisor: Supervisor, bus: BusClient, signals: sending SignalWatcher,
-                                  printer: LogPrinter, notBuilt: Int) async -> Int32 {
+    private static func supervise(
+        _ supervisor: Supervisor, bus: BusClient, signals: sending SignalWatcher,
+        printer: LogPrinter, notBuilt: Int
+    ) async -> Int32 {
         let (events, continuation) = AsyncStream<Event>.makeStream()
         let signalTask = Task {
             while !Task.isCancelled { continuation.yield(.signal(await signals.next())) }
@@ -286,7 +298,9 @@ struct UpCommand: BusctlCommand {
                 let total = await supervisor.serviceNames.count
                 let up = await supervisor.servicesUp
                 let skipped = notBuilt > 0 ? " (\(notBuilt) not built)" : ""
-                printer.supervisor("\(up) of \(total) services up\(skipped); serving 'supervisor' at \(bus.options.endpoints.requests); SIGINT or SIGTERM stops everything")
+                printer.supervisor(
+                    "\(up) of \(total) services up\(skipped); serving 'supervisor' at \(bus.options.endpoints.requests); SIGINT or SIGTERM stops everything"
+                )
             case .failed(let message):
                 guard shutdown == nil else { continue }
                 await stopAll()

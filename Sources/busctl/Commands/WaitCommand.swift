@@ -7,10 +7,11 @@ struct WaitCommand: BusctlCommand {
     static let overview = "Wait until services are registered (for scripts)."
     static let usage = "SERVICE... [--timeout S] [--json] [options]"
     static let maxPositionals: Int? = nil
-    static let options = BusSettings.options + [
-        OptionSpec("timeout", value: "S", help: "Give up after S seconds.", default: "30"),
-        BusSettings.json,
-    ]
+    static let options =
+        BusSettings.options + [
+            OptionSpec("timeout", value: "S", help: "Give up after S seconds.", default: "30"),
+            BusSettings.json,
+        ]
     static let discussion: String? = """
         Polls bus.services every 100 ms until each SERVICE has an instance that is not draining.
         The kernel may start after this command: it keeps trying until --timeout.

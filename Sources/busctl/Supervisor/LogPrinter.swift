@@ -19,8 +19,10 @@ final class LogPrinter: Sendable {
     private static let palette = ["36", "32", "33", "35", "34", "31", "96", "92", "93", "95", "94"]
 
     /// - Parameter names: every name that will print, for the padding width.
-    init(names: [String], isTerminal: Bool = isatty(STDOUT_FILENO) == 1,
-         environment: [String: String] = ProcessInfo.processInfo.environment) {
+    init(
+        names: [String], isTerminal: Bool = isatty(STDOUT_FILENO) == 1,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         self.isTerminal = isTerminal
         self.colour = isTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
         var state = State(width: (names + [Self.supervisorName]).map(\.count).max() ?? 0)

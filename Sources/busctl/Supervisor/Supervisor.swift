@@ -103,18 +103,26 @@ actor Supervisor {
         switch result {
         case .ready:
             units[name]!.phase = .up
-            status(name, "up      pid \(child.pid)  \(settings.endpoints.requests) (events in \(settings.endpoints.eventsIn), out \(settings.endpoints.eventsOut))")
+            status(
+                name,
+                "up      pid \(child.pid)  \(settings.endpoints.requests) (events in \(settings.endpoints.eventsIn), out \(settings.endpoints.eventsOut))"
+            )
         case .exited(let exit):
             _ = child.claim()
             beginShutdown()
             units[name]!.phase = .failed
-            let reason = child.lastLines.last(where: { !$0.isEmpty }).map { Self.stripErrorPrefix($0).replacingOccurrences(of: "cannot start the kernel: ", with: "") } ?? "it \(exit)"
+            let reason =
+                child.lastLines.last(where: { !$0.isEmpty }).map {
+                    Self.stripErrorPrefix($0).replacingOccurrences(of: "cannot start the kernel: ", with: "")
+                } ?? "it \(exit)"
             throw CommandFailure("the kernel did not start at \(settings.endpoints.requests): \(reason)")
         case .timeout:
             beginShutdown()
             _ = await child.forceKill()
             units[name]!.phase = .failed
-            throw CommandFailure("the kernel (pid \(child.pid)) did not answer bus.ping at \(settings.endpoints.requests) within \(Self.seconds(settings.registerTimeout)) s; stopped it")
+            throw CommandFailure(
+                "the kernel (pid \(child.pid)) did not answer bus.ping at \(settings.endpoints.requests) within \(Self.seconds(settings.registerTimeout)) s; stopped it"
+            )
         case .cancelled:
             _ = await child.stop(grace: settings.stopTimeout)
             units[name]!.phase = .stopped
@@ -276,9 +284,14 @@ actor Supervisor {
                 service: name, oldPid: oldPid, oldExit: oldExit?.summary, oldStopped: oldStopped, pid: Int(child.pid),
                 instance: instance ?? "", binary: child.spec.executable)
         case .exited(let exit):
-            throw ServiceError(500, "start_failed", "\(name) was restarted but the new process (pid \(child.pid)) \(exit) before registering\(Self.lastOutput(child)); it will be restarted with back-off")
+            throw ServiceError(
+                500, "start_failed",
+                "\(name) was restarted but the new process (pid \(child.pid)) \(exit) before registering\(Self.lastOutput(child)); it will be restarted with back-off"
+            )
         case .timeout:
-            throw ServiceError(504, "register_timeout", "\(name) was restarted (pid \(child.pid)) but did not register within \(Self.seconds(settings.registerTimeout)) s; it keeps running")
+            throw ServiceError(
+                504, "register_timeout",
+                "\(name) was restarted (pid \(child.pid)) but did not register within \(Self.seconds(settings.registerTimeout)) s; it keeps running")
         case .cancelled:
             throw ServiceError.unavailable("the supervisor is shutting down")
         }
@@ -304,7 +317,8 @@ actor Supervisor {
         defer { finishOperation(name) }
         cancelRestart(name)
         let old = units[name]!.process
-        let oldText = old.flatMap { $0.isRunning ? "pid \($0.pid) keeps serving" : nil }
+        let oldText =
+            old.flatMap { $0.isRunning ? "pid \($0.pid) keeps serving" : nil }
             ?? "the old process is not running and will be restarted with back-off"
         var spec = units[name]!.spec
         spec.executable = binary
@@ -342,18 +356,25 @@ actor Supervisor {
                 }
                 units[name]!.lastExit = oldExit
             }
-            printer.supervisor("replaced \(name): pid \(candidate.pid) (\(binary)) serves; old pid \(old.map { String($0.pid) } ?? "-") \(oldExit?.description ?? "was not running")")
+            printer.supervisor(
+                "replaced \(name): pid \(candidate.pid) (\(binary)) serves; old pid \(old.map { String($0.pid) } ?? "-") \(oldExit?.description ?? "was not running")"
+            )
             return SupervisorAPI.ChangeReply(
                 service: name, oldPid: old.map { Int($0.pid) }, oldExit: oldExit?.summary, oldStopped: drained,
                 pid: Int(candidate.pid), instance: instance ?? "", binary: binary)
         case .exited(let exit):
             _ = candidate.claim()
             printer.supervisor("replacing \(name) failed: the new process (pid \(candidate.pid)) \(exit) before registering; \(oldText)")
-            throw ServiceError(500, "start_failed", "the new \(name) (pid \(candidate.pid), \(binary)) \(exit) before registering\(Self.lastOutput(candidate)); \(oldText)")
+            throw ServiceError(
+                500, "start_failed",
+                "the new \(name) (pid \(candidate.pid), \(binary)) \(exit) before registering\(Self.lastOutput(candidate)); \(oldText)")
         case .timeout:
             _ = await candidate.forceKill()
-            printer.supervisor("replacing \(name) failed: pid \(candidate.pid) did not register within \(Self.seconds(timeout)) s; killed it; \(oldText)")
-            throw ServiceError(504, "register_timeout", "the new \(name) (pid \(candidate.pid), \(binary)) did not register within \(Self.seconds(timeout)) s; killed it, \(oldText)")
+            printer.supervisor(
+                "replacing \(name) failed: pid \(candidate.pid) did not register within \(Self.seconds(timeout)) s; killed it; \(oldText)")
+            throw ServiceError(
+                504, "register_timeout",
+                "the new \(name) (pid \(candidate.pid), \(binary)) did not register within \(Self.seconds(timeout)) s; killed it, \(oldText)")
         case .cancelled:
             _ = await candidate.stop(grace: settings.stopTimeout)
             throw ServiceError.unavailable("the supervisor is shutting down")
@@ -365,7 +386,8 @@ actor Supervisor {
             throw ServiceError(404, "unknown_service", "no supervised service '\(name)' (supervised: \(serviceNames.joined(separator: ", ")))")
         }
         guard !unit.isKernel else {
-            throw ServiceError(400, "not_supported", "the kernel carries this request and cannot be restarted or replaced through it; restart 'busctl up' instead")
+            throw ServiceError(
+                400, "not_supported", "the kernel carries this request and cannot be restarted or replaced through it; restart 'busctl up' instead")
         }
         guard !stopping else { throw ServiceError.unavailable("the supervisor is shutting down") }
         if let operation = unit.operation {

@@ -5,10 +5,11 @@ import Foundation
 /// kernel answers (else exit 5) and a supervisor is registered (else exit 4), call, and turn the
 /// reply into output and an exit status.
 struct SupervisorCall: Sendable {
-    static let options: [OptionSpec] = OptionSpec.common + [
-        OptionSpec("json", help: "Print the supervisor's reply as one JSON line."),
-        OptionSpec("identity", value: "NAME", help: "With --keys: whose key pair to use.", environment: "BUSCTL_IDENTITY", default: "busctl"),
-    ]
+    static let options: [OptionSpec] =
+        OptionSpec.common + [
+            OptionSpec("json", help: "Print the supervisor's reply as one JSON line."),
+            OptionSpec("identity", value: "NAME", help: "With --keys: whose key pair to use.", environment: "BUSCTL_IDENTITY", default: "busctl"),
+        ]
 
     var endpoints: Endpoints
     var level: Logger.Level
@@ -59,16 +60,19 @@ struct SupervisorCall: Sendable {
         case .success(let value):
             services = value
         case .failure(.unreachable), .failure(.timeout):
-            throw CommandFailure("cannot reach the kernel at \(kernel) (is 'busctl up' running? see --kernel, BUS_KERNEL)", code: ExitCode.unreachable)
+            throw CommandFailure(
+                "cannot reach the kernel at \(kernel) (is 'busctl up' running? see --kernel, BUS_KERNEL)", code: ExitCode.unreachable)
         case .failure(let error):
             throw error
         }
         guard services.contains(where: { $0.service == SupervisorAPI.service && !$0.instances.isEmpty }) else {
-            throw CommandFailure("no supervisor on the bus at \(kernel): 'busctl up' does not run there (503 no_such_service)", code: ExitCode.noSuchService)
+            throw CommandFailure(
+                "no supervisor on the bus at \(kernel): 'busctl up' does not run there (503 no_such_service)", code: ExitCode.noSuchService)
         }
         let payload = Array(try JSONEncoder.bus.encode(request))
         let reply: ReplyBody
-        switch await result({ () async throws(BusError) in try await client.call(SupervisorAPI.service, method, payload: payload, timeout: timeout) }) {
+        switch await result({ () async throws(BusError) in try await client.call(SupervisorAPI.service, method, payload: payload, timeout: timeout) })
+        {
         case .success(let value):
             reply = value
         case .failure(.timeout):

@@ -36,8 +36,10 @@ struct BusGraph {
         var names = Set<String>()
         for service in stats.services {
             let instances = service.instances.count
-            nodes.append(Node(id: "service:" + service.service, kind: .service, label: service.service,
-                              detail: "\(instances) instance\(instances == 1 ? "" : "s")", idle: instances == 0))
+            nodes.append(
+                Node(
+                    id: "service:" + service.service, kind: .service, label: service.service,
+                    detail: "\(instances) instance\(instances == 1 ? "" : "s")", idle: instances == 0))
             names.insert(service.service)
         }
         var clients = Set<String>()
@@ -49,14 +51,18 @@ struct BusGraph {
         for topic in stats.topics {
             nodes.append(Node(id: "topic:" + topic.topic, kind: .topic, label: topic.topic, retained: topic.retained))
             for publisher in topic.publishers {
-                edges.append(Edge(from: "service:" + publisher, to: "topic:" + topic.topic, kind: .publishes,
-                                  count: topic.publishers.count == 1 ? Int(clamping: topic.messages) : nil))
+                edges.append(
+                    Edge(
+                        from: "service:" + publisher, to: "topic:" + topic.topic, kind: .publishes,
+                        count: topic.publishers.count == 1 ? Int(clamping: topic.messages) : nil))
             }
         }
         for subscription in stats.subscriptions {
             let id = "subscription:" + subscription.prefix
-            nodes.append(Node(id: id, kind: .subscription, label: "subscribers " + Self.pattern(subscription.prefix),
-                              detail: "×\(subscription.count)"))
+            nodes.append(
+                Node(
+                    id: id, kind: .subscription, label: "subscribers " + Self.pattern(subscription.prefix),
+                    detail: "×\(subscription.count)"))
             for topic in stats.topics(under: subscription.prefix) {
                 edges.append(Edge(from: "topic:" + topic.topic, to: id, kind: .subscribes, count: nil))
             }
@@ -127,7 +133,8 @@ struct BusGraph {
     }
 
     static func quote(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        "\""
+            + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n") + "\""
     }
 }

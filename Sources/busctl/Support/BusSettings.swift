@@ -4,12 +4,15 @@ import Foundation
 /// The options every busctl subcommand takes, and how a subcommand connects to the kernel.
 struct BusSettings: Sendable {
     /// The common options plus busctl's own connection check.
-    static let options: [OptionSpec] = OptionSpec.common + [
-        OptionSpec("connect-timeout", value: "S", help: "How long to wait for the kernel to answer bus.ping before exit 5.",
-                   environment: "BUSCTL_CONNECT_TIMEOUT", default: "2"),
-        OptionSpec("identity", value: "NAME", help: "With --keys: whose key pair to use (KEYS/NAME.key_secret).",
-                   environment: "BUSCTL_IDENTITY", default: "busctl"),
-    ]
+    static let options: [OptionSpec] =
+        OptionSpec.common + [
+            OptionSpec(
+                "connect-timeout", value: "S", help: "How long to wait for the kernel to answer bus.ping before exit 5.",
+                environment: "BUSCTL_CONNECT_TIMEOUT", default: "2"),
+            OptionSpec(
+                "identity", value: "NAME", help: "With --keys: whose key pair to use (KEYS/NAME.key_secret).",
+                environment: "BUSCTL_IDENTITY", default: "busctl"),
+        ]
     static let json = OptionSpec("json", help: "Print JSON (one object per line for streams).")
 
     var endpoints: Endpoints

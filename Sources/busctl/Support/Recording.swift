@@ -22,10 +22,11 @@ enum Recording {
         var protocolVersion = BusVersion.protocolVersion
 
         var line: String {
-            Output.json([
-                "format": Recording.format, "version": Recording.version, "protocol": protocolVersion,
-                "started_us": startedUs, "patterns": patterns, "kernel": kernel, "busctl": BusVersion.current,
-            ] as [String: Any])
+            Output.json(
+                [
+                    "format": Recording.format, "version": Recording.version, "protocol": protocolVersion,
+                    "started_us": startedUs, "patterns": patterns, "kernel": kernel, "busctl": BusVersion.current,
+                ] as [String: Any])
         }
     }
 
@@ -50,13 +51,15 @@ enum Recording {
             let header = try? JSONSerialization.jsonObject(with: Data(first)) as? [String: Any],
             header["format"] as? String == format
         else {
-            throw CommandFailure("\(name) is not a swiftbus recording (its first line is not a {\"format\":\"\(format)\",...} header)", code: ExitCode.dataError)
+            throw CommandFailure(
+                "\(name) is not a swiftbus recording (its first line is not a {\"format\":\"\(format)\",...} header)", code: ExitCode.dataError)
         }
         guard let fileVersion = (header["version"] as? NSNumber)?.intValue, fileVersion == version else {
             throw bad(1, "recording format version \(header["version"] ?? "none") is not supported (this busctl reads version \(version))")
         }
         guard let protocolVersion = (header["protocol"] as? NSNumber)?.intValue, protocolVersion == BusVersion.protocolVersion else {
-            throw bad(1, "events were recorded with protocol \(header["protocol"] ?? "none"); this busctl speaks protocol \(BusVersion.protocolVersion)")
+            throw bad(
+                1, "events were recorded with protocol \(header["protocol"] ?? "none"); this busctl speaks protocol \(BusVersion.protocolVersion)")
         }
         let parsedHeader = Header(
             startedUs: (header["started_us"] as? NSNumber)?.uint64Value ?? 0, patterns: header["patterns"] as? [String] ?? [],

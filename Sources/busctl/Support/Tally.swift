@@ -4,7 +4,11 @@ import Synchronization
 /// that reports on it (a progress ticker, a timeout message).
 final class Tally: Sendable {
     private let counts = Mutex((events: 0, bytes: 0))
-    func add(bytes: Int) { counts.withLock { $0.events += 1; $0.bytes += bytes } }
+    func add(bytes: Int) {
+        counts.withLock {
+            $0.events += 1; $0.bytes += bytes
+        }
+    }
     var events: Int { counts.withLock { $0.events } }
     var bytes: Int { counts.withLock { $0.bytes } }
 }

@@ -30,7 +30,8 @@ final class Harness: @unchecked Sendable {
             keys = dir
             for identity in ["test", "busctl"] { try authorize(identity) }
             // The test identity stands for every in-process client: it may do anything.
-            let policy = #"{"defaults": {"publish": {"allow": ["{name}.>"]}, "subscribe": {"allow": [">"]}, "call": {"allow": [">"], "deny": ["auth.token", "bus.reload"]}, "serve": {"allow": ["{name}"]}}, "identities": {"test": {"publish": {"allow": [">"]}, "call": {"allow": [">"]}, "serve": {"allow": [">"]}}, "busctl": {"publish": {"allow": [">"]}, "call": {"allow": [">"], "deny": ["auth.token"]}, "serve": {"allow": []}}}}"#
+            let policy =
+                #"{"defaults": {"publish": {"allow": ["{name}.>"]}, "subscribe": {"allow": [">"]}, "call": {"allow": [">"], "deny": ["auth.token", "bus.reload"]}, "serve": {"allow": ["{name}"]}}, "identities": {"test": {"publish": {"allow": [">"]}, "call": {"allow": [">"]}, "serve": {"allow": [">"]}}, "busctl": {"publish": {"allow": [">"]}, "call": {"allow": [">"], "deny": ["auth.token"]}, "serve": {"allow": []}}}}"#
             try Data(policy.utf8).write(to: dir.appendingPathComponent("policy.json"))
         } else {
             keys = nil
@@ -77,8 +78,10 @@ final class Harness: @unchecked Sendable {
     }
 
     /// Runs `busctl` with arguments and returns when it exits.
-    func busctl(_ arguments: [String], stdin: Data? = nil, timeout: Duration = .seconds(30),
-                environment extra: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
+    func busctl(
+        _ arguments: [String], stdin: Data? = nil, timeout: Duration = .seconds(30),
+        environment extra: [String: String] = [:]
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
         var env = environment
         for (k, v) in extra { env[k] = v }
         let process = try TestProcess(Binaries.busctl, arguments, name: "busctl", environment: env, stdin: stdin)
@@ -153,8 +156,10 @@ final class Harness: @unchecked Sendable {
     }
 
     /// Runs `body` with a started harness and always shuts it down.
-    static func with(kernelArguments: [String] = [], secure: Bool = Harness.securityByDefault,
-                     _ body: (Harness) async throws -> Void) async throws {
+    static func with(
+        kernelArguments: [String] = [], secure: Bool = Harness.securityByDefault,
+        _ body: (Harness) async throws -> Void
+    ) async throws {
         let harness = try Harness(kernelArguments: kernelArguments, secure: secure)
         do {
             try await harness.startKernel()

@@ -50,8 +50,10 @@ extension Harness {
     /// Calls `persist.method` and returns the JSON object it answers. Timeouts and 503s are
     /// retried for `retryFor`: after a SIGKILL the dead instance's workers stay registered in
     /// the kernel until their heartbeat expires, and requests routed to them are lost.
-    func persist(_ method: String, _ body: [String: Any] = [:], timeout: Duration = .seconds(1),
-                 retryFor: Duration = .seconds(10)) async throws -> [String: Any] {
+    func persist(
+        _ method: String, _ body: [String: Any] = [:], timeout: Duration = .seconds(1),
+        retryFor: Duration = .seconds(10)
+    ) async throws -> [String: Any] {
         let payload = Array(try JSONSerialization.data(withJSONObject: body))
         let deadline = ContinuousClock.now + retryFor
         let caller = client(name: "persist-caller")

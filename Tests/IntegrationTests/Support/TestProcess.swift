@@ -1,5 +1,5 @@
-import Foundation
 import Bus
+import Foundation
 
 /// Where the package's executables are: `BUS_BIN_DIR`, or the folder of the running test
 /// bundle (SwiftPM puts products and the test bundle side by side).
@@ -149,8 +149,10 @@ final class TestProcess: @unchecked Sendable {
 
 /// Polls `condition` until it holds or the deadline passes: waiting on conditions, never on
 /// fixed sleeps.
-func eventually(timeout: Duration = .seconds(10), every: Duration = .milliseconds(20),
-                _ condition: () async throws -> Bool) async rethrows -> Bool {
+func eventually(
+    timeout: Duration = .seconds(10), every: Duration = .milliseconds(20),
+    _ condition: () async throws -> Bool
+) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     repeat {
         if try await condition() { return true }
@@ -184,4 +186,3 @@ enum FreePorts {
         return rc == 0
     }
 }
-
