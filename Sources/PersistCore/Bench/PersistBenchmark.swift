@@ -324,24 +324,7 @@ public enum PersistBenchmark {
 
     /// A base port P with P, P+1 and P+2 free on 127.0.0.1.
     static func freeBase() throws -> Int {
-        for _ in 0..<200 {
-            let base = Int.random(in: 20_000...59_000)
-            if (0..<3).allSatisfy({ isFree(base + $0) }) { return base }
-        }
-        throw Failure(description: "no three consecutive free loopback ports found")
-    }
-
-    static func isFree(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = in_port_t(UInt16(port).bigEndian)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        return rc == 0
+        guard let base = FreePorts.kernelBase() else { throw Failure(description: "no three consecutive free loopback ports found") }
+        return base
     }
 }

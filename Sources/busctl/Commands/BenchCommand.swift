@@ -285,27 +285,7 @@ struct BenchCommand: BusctlCommand {
     }
 }
 
-/// Free loopback ports for benchmark endpoints.
-enum FreePorts {
-    /// A base port P with P, P+1 and P+2 free on 127.0.0.1.
-    static func base() -> Int {
-        for _ in 0..<500 {
-            let base = Int.random(in: 30_000...60_000)
-            if (0..<3).allSatisfy({ isFree(base + $0) }) { return base }
-        }
-        return 40_000
-    }
-
-    static func isFree(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = in_port_t(UInt16(port).bigEndian)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
-    }
+extension FreePorts {
+    /// A base port for a benchmark kernel or forwarder.
+    static func base() -> Int { kernelBase(in: 30_000...60_000) ?? 40_000 }
 }
