@@ -88,13 +88,26 @@ public enum Topic {
             }
     }
 
-    /// Checks a concrete topic name (no wildcards).
+    /// Checks a concrete topic name (no wildcards), without allocating: it runs on every
+    /// publish.
     public static func validate(_ topic: String) throws(BusError) {
-        if topic.isEmpty { throw .invalidTopic(topic, reason: "empty") }
-        if topic.utf8.count > maxLength { throw .invalidTopic(topic, reason: "longer than \(maxLength) bytes") }
-        for token in topic.split(separator: ".", omittingEmptySubsequences: false)
-        where !isValidToken(token) {
-            throw .invalidTopic(topic, reason: "tokens are non-empty and use only a-z, 0-9, '_' and '-'")
+        var topic = topic
+        let problem: String? = topic.withUTF8 { bytes in
+            if bytes.isEmpty { return "empty" }
+            if bytes.count > maxLength { return "longer than \(maxLength) bytes" }
+            var tokenLength = 0
+            for c in bytes {
+                if c == UInt8(ascii: ".") {
+                    if tokenLength == 0 { break }
+                    tokenLength = 0
+                    continue
+                }
+                let ok = (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x5F || c == 0x2D
+                if !ok { tokenLength = -1; break }
+                tokenLength += 1
+            }
+            return tokenLength > 0 ? nil : "tokens are non-empty and use only a-z, 0-9, '_' and '-'"
         }
+        if let problem { throw .invalidTopic(topic, reason: problem) }
     }
 }
