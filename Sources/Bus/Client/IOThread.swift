@@ -43,12 +43,13 @@ final class IOThread: Sendable {
     /// Runs `operation` on the I/O thread. Returns false when the thread has stopped.
     @discardableResult
     func submit(_ operation: @escaping Operation) -> Bool {
-        let accepted = queue.withLock { q -> Bool in
-            guard !q.stopping else { return false }
+        let (accepted, wake) = queue.withLock { q -> (Bool, Bool) in
+            guard !q.stopping else { return (false, false) }
             q.operations.append(operation)
-            return true
+            // One wake-up per batch: a non-empty queue already has one pending.
+            return (true, q.operations.count == 1 && q.publishes.isEmpty)
         }
-        if accepted { wake.signal() }
+        if wake { self.wake.signal() }
         return accepted
     }
 
@@ -118,8 +119,8 @@ final class IOThread: Sendable {
 
     var wakeFD: Int32 { wake.fd }
 
-    func takeWork() -> (operations: [Operation], publishes: [Frames], stopping: Bool) {
-        wake.drain()
+    func takeWork(drain: Bool = true) -> (operations: [Operation], publishes: [Frames], stopping: Bool) {
+        if drain { wake.drain() }
         return queue.withLock { q in
             defer {
                 q.operations.removeAll(keepingCapacity: true)
@@ -261,8 +262,10 @@ final class IOLoop {
         var pollOrder: [ObjectIdentifier] = []
         var pollingWritable = false
         var stopping = false
+        var woken = true
         while true {
-            let work = thread.takeWork()
+            // The wake-up pipe is read only when the poll saw it readable: no syscall per turn.
+            let work = thread.takeWork(drain: woken)
             for operation in work.operations { operation(self) }
             if !work.publishes.isEmpty { sendPublishes(work.publishes) }
             if work.stopping { stopping = true }
@@ -293,6 +296,7 @@ final class IOLoop {
                 logger.error("poll failed", metadata: ["error": error.description])
                 continue
             }
+            woken = poller.isReadable(0)
             for (index, id) in pollOrder.enumerated() {
                 if poller.isReadable(index + 1) { handlers[id]?.readable(self) }
                 if pollingWritable, poller.isWritable(index + 1), handlers[id] === publisher { publisher?.writable(self) }

@@ -265,7 +265,7 @@ struct BenchCommand: BusctlCommand {
                 target += f.met == true ? "  met" : "  MISSED"
             }
             print(
-                f.name.padding(toLength: 40, withPad: " ", startingAt: 0) + f.unit.padding(toLength: 7, withPad: " ", startingAt: 0)
+                f.name.padding(toLength: 40, withPad: " ", startingAt: 0) + f.unit.padding(toLength: 10, withPad: " ", startingAt: 0)
                     + cell(f.baseline, f.unit).padding(toLength: 28, withPad: " ", startingAt: 0)
                     + cell(f.bus, f.unit).padding(toLength: 28, withPad: " ", startingAt: 0)
                     + ratio.padding(toLength: 8, withPad: " ", startingAt: 0) + target)
