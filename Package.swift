@@ -22,7 +22,9 @@ let package = Package(
         // benchmark; unit-tested without sockets.
         .target(name: "PersistCore", dependencies: ["Bus", "CSQLite"]),
         .executableTarget(name: "PersistService", dependencies: ["Bus", "PersistCore"]),
-        .testTarget(name: "PersistTests", dependencies: ["PersistCore", "Bus"]),
+        // What every test target shares (waiting on conditions with deadlines).
+        .target(name: "BusTestSupport", path: "Tests/BusTestSupport"),
+        .testTarget(name: "PersistTests", dependencies: ["PersistCore", "Bus", "BusTestSupport"]),
         .testTarget(name: "BusTests", dependencies: ["Bus"]),
         // libsodium from Debian's libsodium-dev (Argon2id, random bytes), as for CZeroMQ.
         .systemLibrary(name: "CSodium", path: "Sources/CSodium"),
@@ -30,10 +32,10 @@ let package = Package(
         // so unit tests drive it without sockets.
         .target(name: "AuthCore", dependencies: ["Bus", "CSodium"]),
         .executableTarget(name: "AuthService", dependencies: ["AuthCore", "Bus"]),
-        .testTarget(name: "AuthServiceTests", dependencies: ["AuthCore"]),
+        .testTarget(name: "AuthServiceTests", dependencies: ["AuthCore", "BusTestSupport"]),
         // A fixture service the integration tests run as a real process.
         .executableTarget(name: "BusTestService", dependencies: ["Bus"], path: "Tests/BusTestService"),
-        .testTarget(name: "IntegrationTests", dependencies: ["Bus", "busctl", "BusTestService", "AuthService", "PersistService"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["Bus", "BusTestSupport", "busctl", "BusTestService", "AuthService", "PersistService"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import AuthCore
 import Bus
+import BusTestSupport
 import Foundation
 import Testing
 

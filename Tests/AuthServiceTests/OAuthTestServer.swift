@@ -1,4 +1,6 @@
 import AuthCore
+import Bus
+import BusTestSupport
 import Foundation
 
 #if canImport(FoundationNetworking)

@@ -1,27 +1,6 @@
+import Bus
+import BusTestSupport
 import Foundation
-import Synchronization
-
-/// Polls `condition` until it holds or the deadline passes: tests wait on conditions, never on
-/// fixed sleeps.
-func eventually(
-    timeout: Duration = .seconds(10), every: Duration = .milliseconds(10),
-    _ condition: () async throws -> Bool
-) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    repeat {
-        if try await condition() { return true }
-        try? await Task.sleep(for: every)
-    } while ContinuousClock.now < deadline
-    return try await condition()
-}
-
-/// A Mutex in a class, so closures can share it.
-final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
-    var value: Value { withLock { $0 } }
-}
 
 /// A private temporary folder, removed by ``remove()``.
 struct TemporaryFolder {

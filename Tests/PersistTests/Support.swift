@@ -1,6 +1,6 @@
 import Bus
+import BusTestSupport
 import Foundation
-import Synchronization
 
 @testable import PersistCore
 
@@ -25,25 +25,12 @@ struct TempDirectory {
     }
 }
 
-/// A Mutex in a class, so closures can share it.
+/// A lock-guarded value closures can share (Bus's pthread-based `Locked`, visible to TSan).
 final class Shared<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
-    var value: Value { mutex.withLock { $0 } }
-}
-
-/// Polls `condition` until it holds or the deadline passes.
-func eventually(
-    timeout: Duration = .seconds(10), every: Duration = .milliseconds(10),
-    _ condition: () async throws -> Bool
-) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    repeat {
-        if try await condition() { return true }
-        try? await Task.sleep(for: every)
-    } while ContinuousClock.now < deadline
-    return try await condition()
+    private let lock: Locked<Value>
+    init(_ value: Value) { lock = Locked(value) }
+    func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&$0) } }
+    var value: Value { lock.withLock { $0 } }
 }
 
 /// Collects an engine's events in the background.

@@ -7,13 +7,13 @@ import Glibc
 /// reported as a race; `pthread_mutex_lock` is intercepted by TSan, which keeps the
 /// `--sanitize=thread` run of the test suite meaningful.
 ///
-/// `@unchecked Sendable`: every access to `value` happens with the mutex held.
+/// `@unchecked Sendable`: every access to the value happens with the mutex held.
 public final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
+    private var storage: Value
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     public init(_ value: Value) {
-        self.value = value
+        self.storage = value
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
@@ -24,11 +24,14 @@ public final class Locked<Value>: @unchecked Sendable {
         mutex.deallocate()
     }
 
+    /// A copy of the value, read with the lock held.
+    public var value: Value { withLock { $0 } }
+
     /// Runs `body` with the lock held.
     @inline(__always)
     public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
+        return try body(&storage)
     }
 }

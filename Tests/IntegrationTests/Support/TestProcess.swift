@@ -147,20 +147,6 @@ final class TestProcess: @unchecked Sendable {
     }
 }
 
-/// Polls `condition` until it holds or the deadline passes: waiting on conditions, never on
-/// fixed sleeps.
-func eventually(
-    timeout: Duration = .seconds(10), every: Duration = .milliseconds(20),
-    _ condition: () async throws -> Bool
-) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    repeat {
-        if try await condition() { return true }
-        try? await Task.sleep(for: every)
-    } while ContinuousClock.now < deadline
-    return try await condition()
-}
-
 extension FreePorts {
     /// A base port P with P, P+1 and P+2 free on 127.0.0.1 (a test kernel's endpoints).
     static func kernelBase() -> Int {
