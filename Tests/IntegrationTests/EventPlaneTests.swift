@@ -190,6 +190,23 @@ struct EventPlaneTests {
         }
     }
 
+    @Test func publisher_holdsEventsWhileTheKernelRestarts() async throws {
+        try await Harness.with { h in
+            let publisher = h.client(name: "rk")
+            try await publisher.publish("rk.state", Counter(value: 1), retain: true)
+            #expect(await eventually { (try? await publisher.retained("rk.state"))?.meta.seq == 1 })
+            _ = try await h.restartKernel(h.kernel)
+            // Published at once, whether or not the publisher has reconnected yet: it is held,
+            // not dropped, and reaches the new kernel.
+            try await publisher.publish("rk.state", Counter(value: 2), retain: true)
+            let reader = h.client(name: "reader")
+            #expect(await eventually {
+                guard let value = try? await reader.retained("rk.state") else { return false }
+                return (try? JSONDecoder().decode(Counter.self, from: Data(value.payload))) == Counter(value: 2)
+            })
+        }
+    }
+
     @Test func kernel_countsTopics_andListsRetained() async throws {
         try await Harness.with { h in
             let bus = h.client(name: "stat")

@@ -151,6 +151,8 @@ struct SecurityTests {
             }
             defer { ticker.cancel() }
             #expect(await eventually { lines(subscriber).filter { $0["topic"] != nil }.count >= 5 })
+            // It also publishes: its events-in connection must be cut too.
+            #expect(await finish(try peer(h, ["--cert", cert], ["publish", "temp.x", "2"])).first?["published"] as? Int == 2)
             try FileManager.default.removeItem(at: h.keys!.appendingPathComponent("authorized/temp.key"))
             let revoked = ContinuousClock.now
             // The kernel notices within its 1 s watch; then the subscriber must go quiet.
@@ -169,6 +171,13 @@ struct SecurityTests {
             let call = await finish(try peer(h, ["--cert", cert], ["call", "bus", "ping"]))
             #expect(call.first?["timeout"] as? Bool == true || call.first?["status"] as? Int == 403)
             #expect(h.kernel.stderr.contains("removed=temp"))
+            #expect(h.kernel.stderr.contains("events-out re-bound"))
+            #expect(h.kernel.stderr.contains("events-in re-bound"))
+            // The kernel's own publisher (the test identity) keeps going after the re-binds.
+            let after = try h.client(name: "watch").subscribe("tick.>")
+            let collector = Collector(after)
+            #expect(await collector.waitFor(count: 3))
+            collector.stop()
             await subscriber.stop()
         }
     }

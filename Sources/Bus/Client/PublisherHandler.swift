@@ -104,10 +104,15 @@ final class PublisherHandler: IOHandler {
     func readable(_ loop: IOLoop) {
         while let frames = try? socket.receive() {
             // [0x01 prefix] subscribe / [0x00 prefix] unsubscribe, from the kernel's XSUB.
-            guard let first = frames.first?.first else { continue }
+            guard let frame = frames.first, let first = frame.first else { continue }
             if first == 1 && !live {
                 live = true
                 flush(loop)
+            } else if first == 0 && frame.count == 1 && live {
+                // The kernel's subscribe-all went away (its connection closed: a kernel restart,
+                // or events-in re-bound): hold events again until it is back, instead of
+                // letting the XPUB drop them for want of a subscriber.
+                live = false
             }
         }
     }

@@ -72,7 +72,7 @@ final class KernelLoop {
     let kernel: Kernel
     let context: ZMQContext
     let router: ZMQSocket
-    let xsub: ZMQSocket
+    var xsub: ZMQSocket
     var xpub: ZMQSocket
     /// Security (CURVE, ZAP, permissions); nil when off.
     let guardian: KernelGuard?
@@ -115,12 +115,8 @@ final class KernelLoop {
             if let security = config.security { try router.makeCurveServer(security.keyPair, domain: KernelGuard.domain) }
             try router.bind(Endpoints.bindable(config.endpoints.requests))
 
-            let xsub = try ZMQSocket(context, .xsub, tuning: config.tuning)
+            let xsub = try Self.openXSUB(context: context, config: config)
             opened.append(xsub)
-            if let security = config.security { try xsub.makeCurveServer(security.keyPair, domain: KernelGuard.domain) }
-            try xsub.bind(Endpoints.bindable(config.endpoints.eventsIn))
-            // Subscribe to everything: the kernel counts and retains every topic.
-            try xsub.send([[1]])
 
             let xpub = try Self.openXPUB(context: context, config: config)
             opened.append(xpub)
@@ -140,6 +136,21 @@ final class KernelLoop {
             parts.deallocate()
             throw error
         }
+    }
+
+    /// The XSUB publishers connect to; it subscribes to everything: the kernel counts and
+    /// retains every topic.
+    static func openXSUB(context: ZMQContext, config: KernelConfig) throws(ZMQError) -> ZMQSocket {
+        let xsub = try ZMQSocket(context, .xsub, tuning: config.tuning)
+        do {
+            if let security = config.security { try xsub.makeCurveServer(security.keyPair, domain: KernelGuard.domain) }
+            try xsub.bind(Endpoints.bindable(config.endpoints.eventsIn))
+            try xsub.send([[1]])
+        } catch {
+            xsub.close()
+            throw error
+        }
+        return xsub
     }
 
     /// The XPUB towards subscribers. Manual mode: the kernel applies each subscription itself
@@ -449,12 +460,14 @@ final class KernelLoop {
             perform(broker.evict(worker: worker, now: now, reason: "key of \(identity) revoked"))
             workerIdentities[worker] = nil
         }
-        let hadSubscriptions = identities.contains { guardian.subscribers[$0] != nil }
-        if hadSubscriptions {
+        // Connections cannot be closed one by one (libzmq has no per-peer close), so an
+        // endpoint the revoked identity used is re-bound: every peer reconnects at once (Bus
+        // publishers hold their events meanwhile; subscribers resubscribe and get the retained
+        // values again), and the revoked key fails its handshake.
+        if identities.contains(where: { guardian.subscribers[$0] != nil }) {
             do {
-                let fresh = try Self.openXPUBAfterClosing(old: xpub, context: context, config: kernel.config)
-                xpub = fresh
-                try guardian.monitor(fresh, context: context, name: "events-out")
+                xpub = try Self.rebind(xpub) { () throws(ZMQError) in try Self.openXPUB(context: context, config: kernel.config) }
+                try guardian.monitor(xpub, context: context, name: "events-out")
                 events.subscriptions.removeAll()
                 pollDirty = true
                 logger.notice("events-out re-bound to cut off revoked subscribers", metadata: ["revoked": identities.joined(separator: ",")])
@@ -462,16 +475,27 @@ final class KernelLoop {
                 logger.critical("could not re-bind events-out after a revocation: \(error)")
             }
         }
+        if identities.contains(where: { guardian.publishers.contains($0) }) {
+            do {
+                xsub = try Self.rebind(xsub) { () throws(ZMQError) in try Self.openXSUB(context: context, config: kernel.config) }
+                try guardian.monitor(xsub, context: context, name: "events-in")
+                pollDirty = true
+                logger.notice("events-in re-bound to cut off revoked publishers", metadata: ["revoked": identities.joined(separator: ",")])
+            } catch {
+                logger.critical("could not re-bind events-in after a revocation: \(error)")
+            }
+        }
         guardian.forget(identities)
     }
 
-    private static func openXPUBAfterClosing(old: ZMQSocket, context: ZMQContext, config: KernelConfig) throws(ZMQError) -> ZMQSocket {
+    /// Closes `old` and opens its replacement on the same endpoint, retrying while libzmq's
+    /// I/O thread releases the port.
+    private static func rebind(_ old: ZMQSocket, _ open: () throws(ZMQError) -> ZMQSocket) throws(ZMQError) -> ZMQSocket {
         old.close()
         var lastError: ZMQError?
-        // The port is free again once libzmq's I/O thread has processed the close.
         for _ in 0..<50 {
             do {
-                return try openXPUB(context: context, config: config)
+                return try open()
             } catch {
                 lastError = error
                 usleep(10_000)

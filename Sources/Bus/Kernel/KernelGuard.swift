@@ -23,8 +23,10 @@ final class KernelGuard {
     /// Last peer address a ZAP request named, and the key it denied, for handshake reports.
     private var lastDenied: (address: String, key: String)?
     private var lastAccepted: String?
-    /// Identities whose subscriptions were admitted, to know who a revocation must cut off.
+    /// Identities whose subscriptions were admitted, and identities that published, to know
+    /// which endpoints a revocation must re-bind.
     private(set) var subscribers: [String: Int] = [:]
+    private(set) var publishers: Set<String> = []
     private var lastUserID: [CChar] = []
     private var lastIdentity: String?
     private var publishCache: [String: [[UInt8]: Bool]] = [:]
@@ -190,6 +192,7 @@ final class KernelGuard {
             if let cached = publishCache[identity]?[topic] {
                 allowed = cached
             } else {
+                publishers.insert(identity)
                 allowed = rules(identity).allows(.publish, String(decoding: topic, as: UTF8.self))
                 if publishCache[identity, default: [:]].count < 10_000 { publishCache[identity, default: [:]][topic] = allowed }
             }
@@ -281,7 +284,10 @@ final class KernelGuard {
 
     /// Forgets the subscriptions of revoked identities once they were cut off.
     func forget(_ identities: [String]) {
-        for identity in identities { subscribers[identity] = nil }
+        for identity in identities {
+            subscribers[identity] = nil
+            publishers.remove(identity)
+        }
     }
 
     // MARK: handshake reports
