@@ -200,10 +200,11 @@ struct EventPlaneTests {
             // not dropped, and reaches the new kernel.
             try await publisher.publish("rk.state", Counter(value: 2), retain: true)
             let reader = h.client(name: "reader")
-            #expect(await eventually {
-                guard let value = try? await reader.retained("rk.state") else { return false }
-                return (try? JSONDecoder().decode(Counter.self, from: Data(value.payload))) == Counter(value: 2)
-            })
+            #expect(
+                await eventually {
+                    guard let value = try? await reader.retained("rk.state") else { return false }
+                    return (try? JSONDecoder().decode(Counter.self, from: Data(value.payload))) == Counter(value: 2)
+                })
         }
     }
 
