@@ -36,7 +36,7 @@ struct RequestPlaneTests {
 
     @Test func request_withNoWorkerInTime_gets503NoSuchService() async throws {
         try await Harness.with { h in
-            let reply = try await h.client().call("ghost", "echo", timeout: .milliseconds(400))
+            let reply = try await h.client().call("ghost", "echo", timeout: .seconds(1))
             #expect(reply.status == 503)
             #expect(reply.errorBody.code == "no_such_service")
         }
