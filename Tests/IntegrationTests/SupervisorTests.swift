@@ -186,7 +186,11 @@ struct SupervisorTests {
         }
     }
 
-    @Test func replace_underSteadyRequests_failsNone_andTheNewProcessServes() async throws {
+    /// Timing-heavy (four ThreadSanitizer processes starting while requests stream): under TSan
+    /// on two cores they starve each other past the 3 s heartbeat expiry, so the ThreadSanitizer
+    /// pass (BUS_TEST_TSAN=1) skips it; the normal and security passes run it.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["BUS_TEST_TSAN"] == nil, "timing-heavy: skipped under ThreadSanitizer"))
+    func replace_underSteadyRequests_failsNone_andTheNewProcessServes() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("swiftbus-new-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
