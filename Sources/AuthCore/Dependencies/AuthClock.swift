@@ -1,5 +1,5 @@
+import Bus
 import Foundation
-import Synchronization
 
 /// The time and the way to wait: the real clock, or a manual one tests advance.
 public struct AuthClock: Sendable {
@@ -34,10 +34,10 @@ public final class ManualClock: Sendable {
         var sleepers: [Int: Sleeper] = [:]
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     public init(now: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
-        state = Mutex(State(now: now))
+        state = Locked(State(now: now))
     }
 
     public var now: Date { state.withLock { $0.now } }

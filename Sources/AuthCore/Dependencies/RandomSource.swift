@@ -1,5 +1,5 @@
+import Bus
 import Foundation
-import Synchronization
 
 /// Where random bytes come from: libsodium's CSPRNG, or a predictable sequence in tests.
 public struct RandomSource: Sendable {
@@ -12,7 +12,7 @@ public struct RandomSource: Sendable {
 
     /// Bytes 0, 1, 2, ... continuing across calls: every token differs and every run is the same.
     public static func test() -> RandomSource {
-        let counter = Mutex<UInt8>(0)
+        let counter = Locked<UInt8>(0)
         return RandomSource { count in
             counter.withLock { next in
                 (0..<count).map { _ in

@@ -1,5 +1,5 @@
+import Bus
 import Foundation
-import Synchronization
 
 /// Where the session's tokens are kept between runs.
 public struct TokenStore: Sendable {
@@ -56,8 +56,8 @@ public struct TokenStore: Sendable {
 
 /// The in-memory token store's content.
 public final class TokenBox: Sendable {
-    private let stored: Mutex<StoredSession?>
-    public init(_ value: StoredSession? = nil) { stored = Mutex(value) }
+    private let stored: Locked<StoredSession?>
+    public init(_ value: StoredSession? = nil) { stored = Locked(value) }
     public var value: StoredSession? {
         get { stored.withLock { $0 } }
         set { stored.withLock { $0 = newValue } }
