@@ -1,9 +1,7 @@
-import Synchronization
-
 /// Work a service process runs at shutdown, after its services drained (see
 /// ``ServiceContext/onShutdown(_:)``).
 final class ShutdownHooks: Sendable {
-    private let actions = Mutex<[@Sendable () async -> Void]>([])
+    private let actions = Locked<[@Sendable () async -> Void]>([])
 
     func add(_ action: @escaping @Sendable () async -> Void) {
         actions.withLock { $0.append(action) }

@@ -1,6 +1,5 @@
 import Bus
 import Foundation
-import Synchronization
 
 /// `PersistService --bench` (later `busctl bench persist`): durable events per second with
 /// group commit and the commit latency, through the bus and against a raw SQLite baseline, in
@@ -115,7 +114,7 @@ public enum PersistBenchmark {
         config.recordLatency = true
         config.queueCapacity = options.window
         let engine = try await PersistEngine.open(config)
-        let tally = Mutex((events: 0, commits: UInt64(0), latencies: [Duration](), last: ContinuousClock.now))
+        let tally = Locked((events: 0, commits: UInt64(0), latencies: [Duration](), last: ContinuousClock.now))
         let collector = Task {
             for await event in engine.events {
                 guard case .committed(let report) = event else { continue }
@@ -258,11 +257,11 @@ public enum PersistBenchmark {
             var acknowledged = 0
             var last = ContinuousClock.now
         }
-        private let state: Mutex<State>
+        private let state: Locked<State>
         let instance: String
 
         init(topics: Int, instance: String) {
-            state = Mutex(State(sentAt: Array(repeating: [:], count: topics)))
+            state = Locked(State(sentAt: Array(repeating: [:], count: topics)))
             self.instance = instance
         }
 

@@ -1,6 +1,5 @@
 import Bus
 import Foundation
-import Synchronization
 
 /// The `persist` service: subscribes to every event, stores the retained ones through a
 /// ``PersistEngine``, heals gaps from the kernel's retained store, catches up at start,
@@ -26,17 +25,17 @@ public final class PersistServer: Sendable {
     public let options: Options
     let logger: Logger
     let startedMicros = WallClock.microsNow()
-    let counters = Mutex(IngestCounters())
-    let healing = Mutex(Set<String>())
-    let resyncing = Mutex(ResyncState())
+    let counters = Locked(IngestCounters())
+    let healing = Locked(Set<String>())
+    let resyncing = Locked(ResyncState())
 
     struct ResyncState {
         var busy = false
         var pending = false
         var last: ContinuousClock.Instant?
     }
-    private let tasks = Mutex<[Task<Void, Never>]>([])
-    private let announcer = Mutex<Task<Void, Never>?>(nil)
+    private let tasks = Locked<[Task<Void, Never>]>([])
+    private let announcer = Locked<Task<Void, Never>?>(nil)
 
     struct IngestCounters {
         var received: UInt64 = 0

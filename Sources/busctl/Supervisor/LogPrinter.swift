@@ -1,5 +1,5 @@
+import Bus
 import Foundation
-import Synchronization
 
 /// Prints the lines of every supervised process and of the supervisor itself on standard
 /// output, one whole line per `write`, each with its source as a prefix: `[auth] ...`. On a
@@ -9,7 +9,7 @@ final class LogPrinter: Sendable {
 
     let isTerminal: Bool
     let colour: Bool
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State {
         var width: Int
@@ -29,7 +29,7 @@ final class LogPrinter: Sendable {
         for (index, name) in names.enumerated() {
             state.colours[name] = Self.palette[index % Self.palette.count]
         }
-        self.state = Mutex(state)
+        self.state = Locked(state)
     }
 
     /// One line a child process wrote.
@@ -60,7 +60,7 @@ final class LogPrinter: Sendable {
         Self.write(text, to: STDOUT_FILENO)
     }
 
-    private static let lock = Mutex(())
+    private static let lock = Locked(0)
 
     /// Writes all of `text`; a closed pipe (EPIPE, SIGPIPE is ignored) drops it.
     static func write(_ text: String, to fd: Int32) {

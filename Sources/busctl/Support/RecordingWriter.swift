@@ -1,5 +1,5 @@
+import Bus
 import Foundation
-import Synchronization
 
 /// Appends lines to a file through a buffer that the recording loop fills and a ticker
 /// flushes; lock-guarded because both run as separate tasks.
@@ -12,7 +12,7 @@ final class RecordingWriter: Sendable {
     }
 
     let path: String
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Creates (or with `overwrite`, truncates) the file.
     /// - Throws: ``CommandFailure`` when it exists and `overwrite` is false, or cannot be created.
@@ -24,7 +24,7 @@ final class RecordingWriter: Sendable {
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
             throw CommandFailure("cannot create \(path): \(String(cString: strerror(errno)))")
         }
-        state = Mutex(State(handle: handle))
+        state = Locked(State(handle: handle))
     }
 
     func append(_ line: String) {
