@@ -3,7 +3,7 @@ import Foundation
 
 /// The one thread of a process that owns its ZeroMQ sockets. Actors hand it work through a
 /// lock-guarded queue and an eventfd-style wake-up; it polls every socket it owns and hands
-/// inbound messages to sinks (which feed bounded `AsyncStream`s). No blocking ZeroMQ call runs
+/// inbound messages to bounded hand-offs (`EventChannel` batches, worker request streams). No blocking ZeroMQ call runs
 /// on Swift's cooperative pool.
 final class IOThread: Sendable {
     typealias Operation = @Sendable (IOLoop) -> Void
