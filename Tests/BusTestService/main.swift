@@ -2,7 +2,6 @@
 // sleep, fail on demand and publish state (restored at start with --restore-ms). Not shipped; built with the tests.
 import Bus
 import Foundation
-import Synchronization
 
 struct SleepInput: Codable, Sendable { var ms: Int }
 struct FailInput: Codable, Sendable { var status: Int; var code: String? }
@@ -13,7 +12,7 @@ struct Identity: Codable, Sendable { var instance: String; var pid: Int32; var n
 
 /// The counter `set` publishes as `<name>.state` and `get` returns.
 final class CounterState: Sendable {
-    private let counter = Mutex(Counter(value: 0))
+    private let counter = Locked(Counter(value: 0))
     var value: Counter { counter.withLock { $0 } }
     func set(_ value: Counter) { counter.withLock { $0 = value } }
 }

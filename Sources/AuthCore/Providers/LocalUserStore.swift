@@ -1,5 +1,5 @@
+import Bus
 import Foundation
-import Synchronization
 
 /// The local provider's users (`<state-dir>/users.json`, mode 0600): Argon2id password hashes
 /// and, per user, the digests of the tokens it issued. Tokens themselves are never stored here.
@@ -37,7 +37,7 @@ final class LocalUserStore: Sendable {
 
     /// nil: kept in memory only (tests).
     let url: URL?
-    private let content: Mutex<Content>
+    private let content: Locked<Content>
 
     /// Loads the file (refusing one that others may read).
     init(url: URL?) throws(SecureFileError) {
@@ -50,7 +50,7 @@ final class LocalUserStore: Sendable {
                 throw .malformed(path: url.path, reason: "not a user file (\(type(of: error)))")
             }
         }
-        content = Mutex(loaded)
+        content = Locked(loaded)
     }
 
     /// Reads under the lock.

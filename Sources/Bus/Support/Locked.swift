@@ -29,7 +29,7 @@ public final class Locked<Value>: @unchecked Sendable {
 
     /// Runs `body` with the lock held.
     @inline(__always)
-    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&storage)

@@ -1,5 +1,5 @@
+import Bus
 import Foundation
-import Synchronization
 
 /// What to run: an executable, its arguments and the environment added to ours.
 struct ProgramSpec: Sendable, Equatable {
@@ -25,7 +25,7 @@ final class ChildProcess: Sendable {
     let pid: pid_t
     let started: ContinuousClock.Instant
     let startedAt: Date
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var exit: ProcessExit?
@@ -37,7 +37,8 @@ final class ChildProcess: Sendable {
 
     /// Serializes spawns: the pipes are made close-on-exec after `pipe()`, so no other spawn may
     /// run in between (glibc's `pipe2` is not visible to Swift without _GNU_SOURCE).
-    private static let spawnLock = Mutex(())
+    /// (A counter rather than `Locked<Void>`: ThreadSanitizer misreports zero-size values.)
+    private static let spawnLock = Locked(0)
 
     /// Signals whose disposition the child gets back to default (the supervisor ignores some).
     private static let defaultSignals: [Int32] = [
@@ -65,7 +66,8 @@ final class ChildProcess: Sendable {
         let argv = [spec.executable] + spec.arguments
         let envp = environment.map { "\($0.key)=\($0.value)" }
 
-        let (pid, outRead, errRead): (pid_t, Int32, Int32) = try spawnLock.withLock { _ throws(SpawnError) in
+        let (pid, outRead, errRead): (pid_t, Int32, Int32) = try spawnLock.withLock { spawns throws(SpawnError) in
+            spawns += 1
             var out: [Int32] = [-1, -1]
             var err: [Int32] = [-1, -1]
             guard pipe(&out) == 0 else { throw SpawnError(description: "pipe() failed: \(String(cString: strerror(errno)))") }
