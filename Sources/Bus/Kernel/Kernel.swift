@@ -48,7 +48,7 @@ public final class Kernel: Sendable {
     /// not bind. `onExit` runs on that thread after the kernel stopped.
     public func start(onExit: @escaping @Sendable () -> Void = {}) async throws {
         let result: Result<Void, any Error> = await withCheckedContinuation { continuation in
-            let thread = Thread { [self] in
+            Thread.startNamed("bus.kernel") { [self] in
                 let reported = Atomic<Bool>(false)
                 do {
                     try self.run {
@@ -60,8 +60,6 @@ public final class Kernel: Sendable {
                 }
                 onExit()
             }
-            thread.name = "bus.kernel"
-            thread.start()
         }
         try result.get()
     }
@@ -338,7 +336,7 @@ final class KernelLoop {
                 )
             }
             if events.topics[topicKey] == nil,
-                String(validating: topicKey, as: UTF8.self).map({ (try? Topic.validate($0)) != nil }) != true
+                UTF8Text.string(topicKey).map({ (try? Topic.validate($0)) != nil }) != true
             {
                 noteMalformed("event topic '\(String(decoding: topicKey.prefix(64), as: UTF8.self))' breaks the naming rules")
                 continue

@@ -1,3 +1,4 @@
+import Bus
 import Foundation
 
 /// The read side: one dedicated thread with its own read-only connection (WAL lets it read
@@ -23,7 +24,7 @@ final class ReadWorker: @unchecked Sendable {
     static func start(path: String, capacity: Int = 256) async throws(PersistError) -> ReadWorker {
         let worker = ReadWorker(capacity: capacity)
         let opened: Result<Void, PersistError> = await withCheckedContinuation { continuation in
-            let thread = Thread {
+            Thread.startNamed("persist.reader") {
                 let store: PersistStore
                 do throws(SQLiteError) {
                     store = try PersistStore.openReader(path: path)
@@ -34,8 +35,6 @@ final class ReadWorker: @unchecked Sendable {
                 continuation.resume(returning: .success(()))
                 worker.run(store: store)
             }
-            thread.name = "persist.reader"
-            thread.start()
         }
         try opened.get()
         return worker

@@ -59,7 +59,7 @@ final class WriteWorker: @unchecked Sendable {
     ) async throws(PersistError) -> (WriteWorker, Quarantine?) {
         let worker = WriteWorker(settings: settings, emit: emit)
         let opened: Result<Quarantine?, PersistError> = await withCheckedContinuation { continuation in
-            let thread = Thread {
+            Thread.startNamed("persist.writer") {
                 let store: PersistStore
                 let heads: [String: SnapshotHead]
                 do throws(PersistError) {
@@ -78,8 +78,6 @@ final class WriteWorker: @unchecked Sendable {
                 }
                 worker.run(store: store, heads: heads)
             }
-            thread.name = "persist.writer"
-            thread.start()
         }
         return (worker, try opened.get())
     }

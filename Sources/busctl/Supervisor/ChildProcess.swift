@@ -115,15 +115,13 @@ final class ChildProcess: Sendable {
         }
 
         let child = ChildProcess(spec: spec, pid: pid)
-        let reader = Thread {
+        Thread.startNamed("busctl.out.\(spec.name)") {
             pumpLines(from: [outRead, errRead]) { line in
                 child.remember(line)
                 onLine(line)
             }
         }
-        reader.name = "busctl.out.\(spec.name)"
-        reader.start()
-        let waiter = Thread {
+        Thread.startNamed("busctl.wait.\(spec.name)") {
             var status: Int32 = 0
             var exit: ProcessExit
             while true {
@@ -139,8 +137,6 @@ final class ChildProcess: Sendable {
             child.finish(exit)
             onExit(child, exit)
         }
-        waiter.name = "busctl.wait.\(spec.name)"
-        waiter.start()
         return child
     }
 
