@@ -206,18 +206,16 @@ public struct Broker {
         } else {
             noteCall(client: client, caller: nil, service: service)
         }
-        var entry = services[service] ?? Service()
-        if entry.queue.count >= config.maxQueuedPerService {
+        let queued = services[service]?.queue.count ?? 0
+        if queued >= config.maxQueuedPerService {
             let reply = ReplyBody.error(
                 503, code: "overloaded",
-                message: "service '\(service)' has \(entry.queue.count) requests queued; try later",
+                message: "service '\(service)' has \(queued) requests queued; try later",
                 id: readMeta()?.id, from: "kernel")
-            entry.stats.record(status: 503, latency: nil, now: now)
-            services[service] = entry
+            services[service, default: Service()].stats.record(status: 503, latency: nil, now: now)
             return [.send(MDP.clientReply(to: client, service: service, body: reply.encode()))]
         }
-        entry.queue.append(Pending(client: client, body: body, received: now, deadline: now + config.maxWait))
-        services[service] = entry
+        services[service, default: Service()].queue.append(Pending(client: client, body: body, received: now, deadline: now + config.maxWait))
         let actions = dispatch(service, now: now)
         if let last = services[service]?.queue.indices.last, services[service]!.queue[last].client == client,
             services[service]!.queue[last].received == now
@@ -273,7 +271,8 @@ public struct Broker {
     }
 
     private mutating func reply(sender: [UInt8], client: [UInt8], body: Frames, now: ContinuousClock.Instant) -> [Action] {
-        guard var worker = workers[sender] else {
+        // Taken out of the dictionary while it changes (no copy of its in-flight list).
+        guard var worker = workers.removeValue(forKey: sender) else {
             return [
                 .send(MDP.command(to: sender, .disconnect)),
                 .rejected(reason: "REPLY from unknown worker \(WorkerInfo.hex(sender))"),
@@ -283,6 +282,7 @@ public struct Broker {
         // credit, in order). Only a client whose request the worker holds may be answered: no
         // spoofed or duplicate replies reach anyone.
         guard let index = worker.inFlight.firstIndex(where: { $0.client == client }) else {
+            workers[sender] = worker
             return [.rejected(reason: "worker \(worker.info.instance) of '\(worker.service)' sent a REPLY for a request it does not hold")]
         }
         let inFlight = worker.inFlight.remove(at: index)
@@ -347,7 +347,9 @@ public struct Broker {
     }
 
     private mutating func dispatch(_ name: String, now: ContinuousClock.Instant) -> [Action] {
-        guard var service = services[name] else { return [] }
+        // Taken out of the dictionary while it changes, so its arrays are not copied on write.
+        guard var service = services.removeValue(forKey: name) else { return [] }
+        defer { services[name] = service }
         var actions: [Action] = []
         while !service.waiting.isEmpty && !service.queue.isEmpty {
             // The least loaded worker with room; the longest waiting among equals (LRU).
@@ -369,7 +371,6 @@ public struct Broker {
             // Still room: back to the end of the line (round robin across workers).
             if worker.inFlight.count + 1 < worker.info.effectiveCredit { service.waiting.append(identity) }
         }
-        services[name] = service
         return actions
     }
 
