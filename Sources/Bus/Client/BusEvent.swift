@@ -35,7 +35,7 @@ public struct BusEvent: Sendable, Equatable {
     /// Decodes `[topic][meta][payload]`.
     public static func decode(_ frames: Frames) throws(BusError) -> BusEvent {
         guard frames.count == 3 else { throw .malformed("an event has 3 frames, this one has \(frames.count)") }
-        guard let topic = String(validating: frames[0], as: UTF8.self) else { throw .malformed("event topic is not UTF-8") }
+        guard let topic = UTF8Text.string(frames[0]) else { throw .malformed("event topic is not UTF-8") }
         return BusEvent(topic: topic, meta: try EventMeta.decode(frames[1]), payload: frames[2])
     }
 }

@@ -76,7 +76,7 @@ final class SubscriberHandler: IOHandler {
     private var metaCache = EventMeta.DecodeCache()
 
     private func collect(_ frames: Frames) {
-        guard frames.count == 3, let topic = String(validating: frames[0], as: UTF8.self),
+        guard frames.count == 3, let topic = UTF8Text.string(frames[0]),
             let meta = try? EventMeta.decode(frames[1], cache: &metaCache)
         else {
             malformed += 1

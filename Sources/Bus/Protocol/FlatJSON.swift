@@ -175,7 +175,7 @@ enum FlatJSON {
             }
             let raw = UnsafeBufferPointer(rebasing: bytes[start..<index])
             index += 1
-            guard escaped else { return String(validating: raw, as: UTF8.self) }
+            guard escaped else { return UTF8Text.string(raw) }
             return Self.unescape(raw)
         }
 
@@ -236,7 +236,7 @@ enum FlatJSON {
                 }
                 i += 2
             }
-            return String(validating: out, as: UTF8.self)
+            return UTF8Text.string(out)
         }
     }
 }

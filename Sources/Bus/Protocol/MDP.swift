@@ -29,7 +29,7 @@ public enum MDP {
         let header = frames[2]
         if header == client {
             guard frames.count >= 4 else { throw .malformed("MDP client request has no service frame") }
-            guard let service = String(validating: frames[3], as: UTF8.self), !service.isEmpty else {
+            guard let service = UTF8Text.string(frames[3]), !service.isEmpty else {
                 throw .malformed("MDP service name is empty or not UTF-8")
             }
             return .clientRequest(sender: sender, service: service, body: Array(frames.dropFirst(4)))
@@ -43,7 +43,7 @@ public enum MDP {
         }
         switch command {
         case .ready:
-            guard frames.count >= 5, let service = String(validating: frames[4], as: UTF8.self), !service.isEmpty
+            guard frames.count >= 5, let service = UTF8Text.string(frames[4]), !service.isEmpty
             else { throw .malformed("MDP READY has no service name") }
             return .ready(sender: sender, service: service, metadata: frames.count >= 6 ? frames[5] : nil)
         case .reply:

@@ -61,7 +61,7 @@ public struct RequestBody: Equatable, Sendable {
         guard let first = frames.first, !first.isEmpty else {
             throw .malformed("request body has no method frame")
         }
-        guard let method = String(validating: first, as: UTF8.self) else {
+        guard let method = UTF8Text.string(first) else {
             throw .malformed("method name is not UTF-8")
         }
         var meta = RequestMeta()
@@ -138,9 +138,7 @@ public struct ReplyBody: Equatable, Sendable {
     }
 
     public static func decode(_ frames: Frames) throws(BusError) -> ReplyBody {
-        guard let first = frames.first, let text = String(validating: first, as: UTF8.self),
-            text.count == 3, let status = Int(text)
-        else {
+        guard let status = peekStatus(frames) else {
             throw .malformed("reply body does not start with a 3-digit status frame")
         }
         var meta = ReplyMeta()

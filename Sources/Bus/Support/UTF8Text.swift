@@ -1,0 +1,18 @@
+/// Strings from wire bytes that must be valid UTF-8.
+enum UTF8Text {
+    /// The text of `bytes`, or nil when they are not valid UTF-8. ASCII, by far the common case
+    /// for names, topics and meta, skips `String(validating:)`, whose generic code looked up type
+    /// metadata on every call and showed in the request path's profile.
+    @inline(__always)
+    static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        for byte in bytes where byte >= 0x80 {
+            return String(validating: bytes, as: UTF8.self)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @inline(__always)
+    static func string(_ bytes: [UInt8]) -> String? {
+        bytes.withUnsafeBufferPointer { string($0) }
+    }
+}
