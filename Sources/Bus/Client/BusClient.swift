@@ -17,6 +17,14 @@ public final class BusClient: Sendable {
         var closed = false
     }
 
+    /// The executor of this client's I/O thread. A task that prefers it
+    /// (`Task(executorPreference: client.taskExecutor) { ... }` or
+    /// `withTaskExecutorPreference(client.taskExecutor) { ... }`) runs on the thread that owns
+    /// the sockets: a reply or an event resumes it with no hop to another thread, which is what
+    /// latency-bound loops of calls want. Its code must not block or compute for long: every
+    /// socket of the client waits while it runs (heartbeats included).
+    public var taskExecutor: any TaskExecutor { io }
+
     /// The service name events are published under.
     public var name: String { options.name }
     /// This process's instance id.

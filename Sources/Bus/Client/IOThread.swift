@@ -1,16 +1,24 @@
 import CZeroMQ
 import Foundation
+import Synchronization
 
 /// The one thread of a process that owns its ZeroMQ sockets. Actors hand it work through a
 /// lock-guarded queue and an eventfd-style wake-up; it polls every socket it owns and hands
 /// inbound messages to bounded hand-offs (`EventChannel` batches, worker request streams). No blocking ZeroMQ call runs
 /// on Swift's cooperative pool.
-final class IOThread: Sendable {
+///
+/// It is also a `TaskExecutor`: a task that prefers it (`Task(executorPreference:)`, see
+/// ``BusClient/taskExecutor``) runs its jobs on this thread between two polls, so a reply or an
+/// event resumes it without a hop to another thread, and what it sends is on the socket's thread
+/// already. Such code must not block: it holds up every socket of the client while it runs.
+final class IOThread: TaskExecutor, Sendable {
     typealias Operation = @Sendable (IOLoop) -> Void
 
     struct Queue {
         var operations: [Operation] = []
         var publishes: [Frames] = []
+        /// Jobs of tasks that prefer this thread as their executor.
+        var jobs: [UnownedJob] = []
         /// Events published and not yet handed to libzmq (queued here or held by the
         /// publisher socket): what flow control bounds.
         var backlog = 0
@@ -26,18 +34,23 @@ final class IOThread: Sendable {
     let security: ClientSecurity?
     private let wake = WakeUp()
     private let queue = Locked(Queue())
+    /// The I/O thread's `pthread_t`, once it runs: work queued by the thread itself needs no
+    /// wake-up (the loop looks at the queue before it polls).
+    private let threadID = Atomic<UInt>(0)
+
+    /// True on the I/O thread itself.
+    var isCurrent: Bool { pthread_equal(pthread_self(), threadID.load(ordering: .acquiring)) != 0 }
 
     init(endpoints: Endpoints, logger: Logger, name: String, security: ClientSecurity? = nil) {
         self.context = ZMQContext(ioThreads: 1)
         self.endpoints = endpoints
         self.logger = logger
         self.security = security
-        let thread = Thread { [self] in
+        Thread.startNamed("bus.io.\(name)") { [self] in
+            threadID.store(UInt(pthread_self()), ordering: .releasing)
             let loop = IOLoop(thread: self)
             loop.run()
         }
-        thread.name = "bus.io.\(name)"
-        thread.start()
     }
 
     /// Runs `operation` on the I/O thread. Returns false when the thread has stopped.
@@ -47,10 +60,27 @@ final class IOThread: Sendable {
             guard !q.stopping else { return (false, false) }
             q.operations.append(operation)
             // One wake-up per batch: a non-empty queue already has one pending.
-            return (true, q.operations.count == 1 && q.publishes.isEmpty)
+            return (true, q.operations.count == 1 && q.publishes.isEmpty && q.jobs.isEmpty)
         }
-        if wake { self.wake.signal() }
+        if wake, !isCurrent { self.wake.signal() }
         return accepted
+    }
+
+    /// Runs `job` on this thread at its next turn. After the thread stopped, jobs run on
+    /// Dispatch's global queue instead, so a task that prefers this executor still finishes.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let (stopped, wake) = queue.withLock { q -> (Bool, Bool) in
+            guard !q.stopped else { return (true, false) }
+            q.jobs.append(job)
+            return (false, q.jobs.count == 1 && q.operations.isEmpty && q.publishes.isEmpty)
+        }
+        if stopped {
+            let executor = asUnownedTaskExecutor()
+            DispatchQueue.global().async { job.runSynchronously(on: executor) }
+        } else if wake, !isCurrent {
+            self.wake.signal()
+        }
     }
 
     /// Flow control: publishers wait while more than `highWater` events are in the backlog,
@@ -66,9 +96,9 @@ final class IOThread: Sendable {
             guard !q.stopping else { return (nil, false) }
             q.publishes.append(frames)
             q.backlog += 1
-            return (q.backlog, q.publishes.count == 1)
+            return (q.backlog, q.publishes.count == 1 && q.operations.isEmpty && q.jobs.isEmpty)
         }
-        if wasEmpty { wake.signal() }
+        if wasEmpty, !isCurrent { wake.signal() }
         return backlog
     }
 
@@ -119,28 +149,43 @@ final class IOThread: Sendable {
 
     var wakeFD: Int32 { wake.fd }
 
-    func takeWork(drain: Bool = true) -> (operations: [Operation], publishes: [Frames], stopping: Bool) {
+    func takeWork(drain: Bool = true) -> (operations: [Operation], publishes: [Frames], jobs: [UnownedJob], stopping: Bool) {
         if drain { wake.drain() }
         return queue.withLock { q in
             defer {
                 q.operations.removeAll(keepingCapacity: true)
                 q.publishes.removeAll(keepingCapacity: true)
+                q.jobs.removeAll(keepingCapacity: true)
             }
-            return (q.operations, q.publishes, q.stopping)
+            return (q.operations, q.publishes, q.jobs, q.stopping)
         }
+    }
+
+    /// True when work is queued (the loop then polls without waiting).
+    var hasWork: Bool {
+        queue.withLock { !$0.operations.isEmpty || !$0.publishes.isEmpty || !$0.jobs.isEmpty || $0.stopping }
+    }
+
+    /// Runs jobs on this thread (the loop calls it between polls).
+    func run(_ jobs: [UnownedJob]) {
+        guard !jobs.isEmpty else { return }
+        let executor = asUnownedTaskExecutor()
+        for job in jobs { job.runSynchronously(on: executor) }
     }
 
     func finished() {
         context.terminate()
         wake.close()
-        let (callbacks, waiters) = queue.withLock { q -> ([@Sendable () -> Void], [CheckedContinuation<Void, Never>]) in
+        let (callbacks, waiters, jobs) = queue.withLock { q -> ([@Sendable () -> Void], [CheckedContinuation<Void, Never>], [UnownedJob]) in
             q.stopped = true
             defer {
                 q.onStopped.removeAll()
                 q.roomWaiters.removeAll()
+                q.jobs.removeAll()
             }
-            return (q.onStopped, q.roomWaiters)
+            return (q.onStopped, q.roomWaiters, q.jobs)
         }
+        run(jobs)
         for waiter in waiters { waiter.resume() }
         for callback in callbacks { callback() }
     }
@@ -268,6 +313,7 @@ final class IOLoop {
             let work = thread.takeWork(drain: woken)
             for operation in work.operations { operation(self) }
             if !work.publishes.isEmpty { sendPublishes(work.publishes) }
+            thread.run(work.jobs)
             if work.stopping { stopping = true }
             if stopping { break }
 
@@ -288,7 +334,8 @@ final class IOLoop {
             for id in pollOrder {
                 if let wanted = handlers[id]?.tick(self, now: now), wanted < next { next = wanted }
             }
-            let waitMs = next <= now ? 0 : Int(Broker.milliseconds(next - now)) + 1
+            // Work the thread queued for itself (no wake-up was sent for it): do not wait.
+            let waitMs = next <= now || thread.hasWork ? 0 : Int(Broker.milliseconds(next - now)) + 1
             do {
                 _ = try poller.poll(timeoutMs: waitMs)
             } catch {
@@ -306,6 +353,7 @@ final class IOLoop {
         let rest = thread.takeWork()
         for operation in rest.operations { operation(self) }
         if !rest.publishes.isEmpty { sendPublishes(rest.publishes) }
+        thread.run(rest.jobs)
         // Events held until the kernel subscribes get a bounded chance to go out.
         if let publisher, publisher.isHolding {
             let deadline = ContinuousClock.now + .seconds(2)

@@ -19,16 +19,32 @@ public final class BusService: Sendable {
     /// metadata's `credit`). They are still handled one at a time, in order; the queue only
     /// hides the round trip between a reply and the next request.
     public let pipeline: Int
+    /// Where handlers run: on the cooperative pool (the default) or on the client's I/O thread.
+    public let execution: Execution
     private let handlers = Locked<[String: Handler]>([:])
+
+    /// Where a service's handlers run.
+    public enum Execution: Sendable, Equatable {
+        /// Swift's cooperative pool: any handler, including slow ones. A request crosses from
+        /// the I/O thread to the pool and its reply back.
+        case pool
+        /// The client's I/O thread (see ``BusClient/taskExecutor``): no thread hop per request,
+        /// for handlers that answer in microseconds and never block. A slow handler here
+        /// delays every socket of its client, heartbeats included, so the kernel may consider
+        /// the worker dead after its heartbeat expiry.
+        case ioThread
+    }
 
     /// - Parameters:
     ///   - name: the service name workers register (`[a-z0-9_-]`, no dots).
     ///   - concurrency: requests handled at once; 1 keeps them in order.
     ///   - pipeline: requests queued per worker connection ahead of the one being handled.
-    public init(name: String, concurrency: Int = 1, pipeline: Int = 32) {
+    ///   - execution: where handlers run (``Execution/pool`` unless they are trivially fast).
+    public init(name: String, concurrency: Int = 1, pipeline: Int = 32, execution: Execution = .pool) {
         self.name = name
         self.concurrency = max(1, concurrency)
         self.pipeline = min(1000, max(1, pipeline))
+        self.execution = execution
     }
 
     /// Registers a raw handler: the payload in, the payload out (status 200).

@@ -28,31 +28,34 @@ public final class ServiceHandle: Sendable {
         let io = client.io
         let logger = client.logger
         for _ in 0..<service.concurrency {
-            let (stream, continuation) = AsyncStream<WorkerRequest>.makeStream(bufferingPolicy: .unbounded)
+            let requests = RequestQueue()
             let accepted = io.submit { [self] loop in
                 do throws(ZMQError) {
                     let worker = try WorkerHandler(
                         loop: loop, service: service.name, metadata: metadataBytes, heartbeat: client.options.heartbeat,
-                        liveness: client.options.liveness, sink: { continuation.yield($0) })
+                        liveness: client.options.liveness, sink: { requests.push($0) })
                     loop.add(worker)
                     workers.withLock { $0.append(ObjectIdentifier(worker)) }
                 } catch {
                     logger.error("cannot open a worker for \(service.name)", metadata: ["error": error.description])
-                    continuation.finish()
+                    requests.finish()
                 }
             }
             guard accepted else { throw .closed }
-            let task = Task { [self] in
-                for await request in stream {
-                    counters.withLock { $0.inFlight += 1 }
-                    let reply = await service.answer(request.body, received: request.received, instance: client.instance, logger: logger)
-                    let frames = reply.encode()
-                    io.submit { loop in
-                        (loop.handlers[request.worker] as? WorkerHandler)?.reply(loop, client: request.client, body: frames)
-                    }
-                    counters.withLock {
-                        $0.inFlight -= 1
-                        $0.handled += 1
+            let executor: (any TaskExecutor)? = service.execution == .ioThread ? io : nil
+            let task = Task(executorPreference: executor) { [self] in
+                while let batch = await requests.take() {
+                    for request in batch {
+                        counters.withLock { $0.inFlight += 1 }
+                        let reply = await service.answer(request.body, received: request.received, instance: client.instance, logger: logger)
+                        let frames = reply.encode()
+                        io.submit { loop in
+                            (loop.handlers[request.worker] as? WorkerHandler)?.reply(loop, client: request.client, body: frames)
+                        }
+                        counters.withLock {
+                            $0.inFlight -= 1
+                            $0.handled += 1
+                        }
                     }
                 }
             }

@@ -1,0 +1,86 @@
+import Bus
+import BusTestSupport
+import Foundation
+import Testing
+
+/// The name of the thread running the caller (the I/O threads are named `bus.io.NAME`).
+private func currentThreadName() -> String {
+    Thread.current.name ?? ""
+}
+
+/// `BusService.Execution.ioThread` and `BusClient.taskExecutor`: handlers and callers on the
+/// client's I/O thread, with a real kernel in between.
+@Suite(.serialized)
+struct IOExecutorTests {
+    @Test func ioThreadService_answersCallsFromATaskOnTheCallersIOThread() async throws {
+        try await Harness.with { h in
+            let server = h.client(name: "fastsvc")
+            let service = BusService(name: "fastsvc", execution: .ioThread)
+            service.method("where", raw: { _ in Array(currentThreadName().utf8) })
+            service.method("echo", raw: { $0.payload })
+            let handle = try server.serve(service)
+            let caller = h.client(name: "caller")
+            #expect(await eventually { ((try? await caller.services()) ?? []).contains { $0.service == "fastsvc" } })
+
+            let (thread, replies) = try await Task(executorPreference: caller.taskExecutor) {
+                let thread = currentThreadName()
+                let place = try await caller.call("fastsvc", "where")
+                // Many calls in flight from tasks on the same I/O thread.
+                let replies = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
+                    for i in 0..<200 {
+                        group.addTask(executorPreference: caller.taskExecutor) {
+                            (i, try await caller.call("fastsvc", "echo", payload: Array("\(i)".utf8)).payload)
+                        }
+                    }
+                    return try await group.reduce(into: [Int: [UInt8]]()) { $0[$1.0] = $1.1 }
+                }
+                return (thread + "|" + String(decoding: place.payload, as: UTF8.self), replies)
+            }.value
+            let parts = thread.split(separator: "|").map(String.init)
+            #expect(parts.first == "bus.io.caller", "the caller's task ran on \(parts.first ?? "?")")
+            #expect(parts.last == "bus.io.fastsvc", "the handler ran on \(parts.last ?? "?")")
+            #expect(replies.count == 200)
+            #expect((0..<200).allSatisfy { replies[$0] == Array("\($0)".utf8) })
+            await handle.drain()
+        }
+    }
+
+    @Test func poolService_runsHandlersOffTheIOThread() async throws {
+        try await Harness.with { h in
+            let server = h.client(name: "poolsvc")
+            let service = BusService(name: "poolsvc")
+            service.method("where", raw: { _ in Array(currentThreadName().utf8) })
+            let handle = try server.serve(service)
+            let caller = h.client()
+            #expect(await eventually { ((try? await caller.services()) ?? []).contains { $0.service == "poolsvc" } })
+            let place = String(decoding: try await caller.call("poolsvc", "where").payload, as: UTF8.self)
+            #expect(!place.hasPrefix("bus.io."), "a pool handler ran on \(place)")
+            await handle.drain()
+        }
+    }
+
+    @Test func taskOnTheExecutor_stillRunsAfterTheClientClosed() async throws {
+        try await Harness.with { h in
+            let client = h.client(name: "closing")
+            let gate = AsyncStream<Void>.makeStream()
+            let task = Task(executorPreference: client.taskExecutor) { () -> String in
+                for await _ in gate.stream { break }
+                // Resumed after the I/O thread stopped: the job runs elsewhere, not lost.
+                return "done"
+            }
+            await client.close()
+            gate.continuation.yield()
+            let result = await withTaskGroup(of: String?.self) { group in
+                group.addTask { await task.value }
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(5))
+                    return nil
+                }
+                let first = await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+            #expect(result == "done")
+        }
+    }
+}
