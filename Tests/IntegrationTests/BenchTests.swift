@@ -5,14 +5,16 @@ import Testing
 /// benchmark itself (docs/PERFORMANCE.md).
 @Suite(.serialized)
 struct BenchTests {
-    @Test(arguments: ["pubsub", "reqrep", "memory"])
-    func bench_runs_andPrintsEveryFigureWithItsRatio(scenario: String) async throws {
+    @Test(arguments: [("pubsub", "io-thread"), ("reqrep", "io-thread"), ("reqrep", "pool"), ("memory", "io-thread")])
+    func bench_runs_andPrintsEveryFigureWithItsRatio(scenario: String, executor: String) async throws {
         let h = try Harness(secure: false)
-        let result = try await h.busctl(["bench", scenario, "--seconds", "0.2", "--runs", "1", "--json"], timeout: .seconds(120))
+        let result = try await h.busctl(
+            ["bench", scenario, "--seconds", "0.2", "--runs", "1", "--executor", executor, "--json"], timeout: .seconds(120))
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let figures = try #require(object["figures"] as? [[String: Any]])
         #expect(!figures.isEmpty)
+        #expect(object["executor"] as? String == executor)
         for figure in figures {
             let bus = try #require(figure["bus"] as? [String: Any], "\(figure["name"] ?? "?") has no bus figure")
             #expect((bus["median"] as? Double ?? -1) >= 0)
@@ -29,6 +31,7 @@ struct BenchTests {
         let h = try Harness(secure: false)
         #expect(try await h.busctl(["bench", "nonsense"]).status == 64)
         #expect(try await h.busctl(["bench", "--seconds", "-1"]).status == 64)
+        #expect(try await h.busctl(["bench", "reqrep", "--executor", "threads"]).status == 64)
         await h.shutdown()
     }
 }

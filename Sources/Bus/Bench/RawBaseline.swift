@@ -3,6 +3,11 @@ import Foundation
 
 /// The raw-libzmq baselines of `busctl bench`: the same transport, frames and sizes as the bus path, with only
 /// the ZeroMQ layer (no kernel logic, no client library), each socket on its own thread.
+///
+/// Each role (publisher, forwarder, every subscriber; requester, forwarder, worker) has its own
+/// ZeroMQ context, and so its own libzmq I/O thread, as the separate processes of the bus path
+/// and of any brokered deployment have. (One shared context would move every TCP transfer of
+/// the run onto a single libzmq I/O thread, a topology no brokered bus can have.)
 public enum RawBaseline {
     /// A forwarder on its own thread: `zmq_proxy_steerable` between two bound sockets.
     final class Proxy: @unchecked Sendable {
@@ -60,9 +65,9 @@ public enum RawBaseline {
     /// PUB (an XPUB that waits for the subscription, with NODROP for lossless backpressure) ->
     /// XSUB/XPUB proxy -> `subscribers` SUBs. Returns messages/s delivered in total and losses.
     public static func pubsub(size: Int, seconds: Double, subscribers: Int, port: Int) throws -> (rate: Double, lost: Int) {
-        let context = ZMQContext(ioThreads: 1)
-        defer { context.terminate() }
-        let proxy = try Proxy(context: context, frontendType: .xsub, backendType: .xpub, port: port)
+        let proxyContext = ZMQContext(ioThreads: 1)
+        defer { proxyContext.terminate() }
+        let proxy = try Proxy(context: proxyContext, frontendType: .xsub, backendType: .xpub, port: port)
         defer { proxy.stop() }
         let stop = Flag()
         let counts = Counters(subscribers)
@@ -73,6 +78,8 @@ public enum RawBaseline {
             finished.enter()
             Thread.detachNewThread {
                 defer { finished.leave() }
+                let context = ZMQContext(ioThreads: 1)
+                defer { context.terminate() }
                 var tuning = SocketTuning.default
                 tuning.receiveHighWater = 100_000
                 guard let sub = try? ZMQSocket(context, .sub, tuning: tuning) else { ready.leave(); return }
@@ -104,6 +111,8 @@ public enum RawBaseline {
         }
         ready.wait()
         // The publisher: wait until every subscription reached it, then send for `seconds`.
+        let context = ZMQContext(ioThreads: 1)
+        defer { context.terminate() }
         var tuning = SocketTuning.default
         tuning.sendHighWater = 100_000
         let pub = try ZMQSocket(context, .xpub, tuning: tuning)
@@ -130,11 +139,15 @@ public enum RawBaseline {
 
     /// REQ -> ROUTER/DEALER proxy -> REP: one request at a time; latencies in microseconds.
     public static func reqrepLatency(size: Int, seconds: Double, port: Int) throws -> [Double] {
+        let proxyContext = ZMQContext(ioThreads: 1)
+        defer { proxyContext.terminate() }
+        let workerContext = ZMQContext(ioThreads: 1)
+        defer { workerContext.terminate() }
         let context = ZMQContext(ioThreads: 1)
         defer { context.terminate() }
-        let proxy = try Proxy(context: context, frontendType: .router, backendType: .dealer, port: port)
+        let proxy = try Proxy(context: proxyContext, frontendType: .router, backendType: .dealer, port: port)
         defer { proxy.stop() }
-        let worker = try echoWorker(context: context, endpoint: proxy.backend)
+        let worker = try echoWorker(context: workerContext, endpoint: proxy.backend)
         defer { worker.stop() }
         let req = try ZMQSocket(context, .req, tuning: .client)
         defer { req.close() }
@@ -154,11 +167,15 @@ public enum RawBaseline {
 
     /// DEALER with `inFlight` requests outstanding -> proxy -> REP. Requests per second.
     public static func reqrepThroughput(size: Int, inFlight: Int, seconds: Double, port: Int) throws -> Double {
+        let proxyContext = ZMQContext(ioThreads: 1)
+        defer { proxyContext.terminate() }
+        let workerContext = ZMQContext(ioThreads: 1)
+        defer { workerContext.terminate() }
         let context = ZMQContext(ioThreads: 1)
         defer { context.terminate() }
-        let proxy = try Proxy(context: context, frontendType: .router, backendType: .dealer, port: port)
+        let proxy = try Proxy(context: proxyContext, frontendType: .router, backendType: .dealer, port: port)
         defer { proxy.stop() }
-        let worker = try echoWorker(context: context, endpoint: proxy.backend)
+        let worker = try echoWorker(context: workerContext, endpoint: proxy.backend)
         defer { worker.stop() }
         let dealer = try ZMQSocket(context, .dealer, tuning: .client)
         defer { dealer.close() }

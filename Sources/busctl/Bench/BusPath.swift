@@ -53,7 +53,9 @@ enum BusPath {
 
     /// A `Bus` publisher -> kernel -> `subscribers` `Bus` subscribers. Messages/s delivered in
     /// total (the sum of each subscriber's rate), and events lost (seen as gaps or never seen).
-    static func pubsub(size: Int, seconds: Double, subscribers: Int, port: Int) async throws -> (rate: Double, lost: Int) {
+    static func pubsub(
+        size: Int, seconds: Double, subscribers: Int, port: Int, execution: BusService.Execution
+    ) async throws -> (rate: Double, lost: Int) {
         let kernel = try KernelProcess(port: port)
         defer { kernel.stop() }
         let publisher = client(kernel.endpoints, name: "bench")
@@ -67,7 +69,7 @@ enum BusPath {
             let subscription = try sub.subscribe("bench.>")
             try await subscription.confirm()
             tasks.append(
-                Task {
+                Task(executorPreference: execution == .ioThread ? sub.taskExecutor : nil) {
                     var received = 0
                     var first: UInt64 = 0
                     var last: UInt64 = 0
@@ -111,8 +113,8 @@ enum BusPath {
     }
 
     /// A `Bus` client calling a `Bus` service through the kernel, one request at a time.
-    static func reqrepLatency(size: Int, seconds: Double, port: Int) async throws -> [Double] {
-        try await withService(port: port) { caller in
+    static func reqrepLatency(size: Int, seconds: Double, port: Int, execution: BusService.Execution) async throws -> [Double] {
+        try await withService(port: port, execution: execution) { caller in
             let payload = [UInt8](repeating: 0x61, count: size)
             var latencies: [Double] = []
             let end = WallClock.nanos() + UInt64(seconds * 1e9)
@@ -127,14 +129,14 @@ enum BusPath {
     }
 
     /// Requests/s with `inFlight` requests outstanding.
-    static func reqrepThroughput(size: Int, inFlight: Int, seconds: Double, port: Int) async throws -> Double {
-        try await withService(port: port) { caller in
+    static func reqrepThroughput(size: Int, inFlight: Int, seconds: Double, port: Int, execution: BusService.Execution) async throws -> Double {
+        try await withService(port: port, execution: execution) { caller in
             let payload = [UInt8](repeating: 0x61, count: size)
             let start = WallClock.nanos()
             let end = start + UInt64(seconds * 1e9)
             let done = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<inFlight {
-                    group.addTask {
+                    group.addTask(executorPreference: execution == .ioThread ? caller.taskExecutor : nil) {
                         var n = 0
                         while WallClock.nanos() < end {
                             _ = try await caller.call("benchsvc", "echo", payload: payload, timeout: .seconds(10))
@@ -149,13 +151,18 @@ enum BusPath {
         }
     }
 
-    static func withService<T>(port: Int, _ body: (BusClient) async throws -> T) async throws -> T {
+    /// Runs `body` with a caller and an echo service `benchsvc` on a fresh kernel. With
+    /// `.ioThread`, the service's handlers and the caller's loop run on their clients' I/O
+    /// threads (``BusClient/taskExecutor``); with `.pool`, on the cooperative pool.
+    static func withService<T: Sendable>(
+        port: Int, execution: BusService.Execution, _ body: @escaping @Sendable (BusClient) async throws -> T
+    ) async throws -> T {
         let kernel = try KernelProcess(port: port)
         defer { kernel.stop() }
         let caller = client(kernel.endpoints, name: "benchcaller")
         try await kernel.ready(caller)
         let server = client(kernel.endpoints, name: "benchsvc")
-        let service = BusService(name: "benchsvc")
+        let service = BusService(name: "benchsvc", execution: execution)
         service.method("echo", raw: { $0.payload })
         let handle = try server.serve(service)
         // Wait until the worker is registered.
@@ -163,7 +170,10 @@ enum BusPath {
         while ContinuousClock.now < deadline {
             if ((try? await caller.services()) ?? []).contains(where: { $0.service == "benchsvc" }) { break }
         }
-        let result = try await body(caller)
+        let result =
+            execution == .ioThread
+            ? try await Task(executorPreference: caller.taskExecutor) { try await body(caller) }.value
+            : try await body(caller)
         await handle.drain(timeout: .milliseconds(200))
         await server.close()
         await caller.close()

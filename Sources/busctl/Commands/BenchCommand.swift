@@ -10,6 +10,10 @@ struct BenchCommand: BusctlCommand {
     static let options = [
         OptionSpec("seconds", value: "S", help: "Length of each measurement.", default: "2"),
         OptionSpec("runs", value: "N", help: "Runs per figure; the median is reported with min and max.", default: "3"),
+        OptionSpec(
+            "executor", value: "pool|io-thread",
+            help: "Where the bus side's handlers and callers run: the client's I/O thread (BusClient.taskExecutor) or the cooperative pool.",
+            default: "io-thread"),
         OptionSpec("json", help: "One JSON object with every figure."),
     ]
     static let discussion: String? = """
@@ -29,6 +33,7 @@ struct BenchCommand: BusctlCommand {
     let seconds: Double
     let runs: Int
     let json: Bool
+    let execution: BusService.Execution
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         let name = arguments.positionals.first ?? "all"
@@ -41,6 +46,11 @@ struct BenchCommand: BusctlCommand {
         runs = try arguments.int("runs") ?? 3
         guard runs >= 1 else { throw UsageError("--runs must be at least 1") }
         json = arguments.flag("json")
+        switch arguments.value("executor") ?? "io-thread" {
+        case "io-thread": execution = .ioThread
+        case "pool": execution = .pool
+        case let other: throw UsageError("--executor must be pool or io-thread, not '\(other)'")
+        }
     }
 
     struct Figure {
@@ -105,7 +115,7 @@ struct BenchCommand: BusctlCommand {
                     figure.baseline.append(raw.rate)
                     lost.raw += raw.lost
                     progress("pubsub \(size) B, run \(run)/\(runs): bus")
-                    let bus = try await BusPath.pubsub(size: size, seconds: seconds, subscribers: 1, port: FreePorts.base())
+                    let bus = try await BusPath.pubsub(size: size, seconds: seconds, subscribers: 1, port: FreePorts.base(), execution: execution)
                     figure.bus.append(bus.rate)
                     lost.bus += bus.lost
                 }
@@ -126,7 +136,7 @@ struct BenchCommand: BusctlCommand {
                 progress("reqrep latency, run \(run)/\(runs): raw")
                 let raw = try RawBaseline.reqrepLatency(size: 64, seconds: seconds, port: FreePorts.base())
                 progress("reqrep latency, run \(run)/\(runs): bus")
-                let bus = try await BusPath.reqrepLatency(size: 64, seconds: seconds, port: FreePorts.base())
+                let bus = try await BusPath.reqrepLatency(size: 64, seconds: seconds, port: FreePorts.base(), execution: execution)
                 p50.baseline.append(percentile(raw, 0.5)); p50.bus.append(percentile(bus, 0.5))
                 p99.baseline.append(percentile(raw, 0.99)); p99.bus.append(percentile(bus, 0.99))
                 p999.baseline.append(percentile(raw, 0.999)); p999.bus.append(percentile(bus, 0.999))
@@ -139,7 +149,9 @@ struct BenchCommand: BusctlCommand {
                     progress("reqrep \(inFlight) in flight, run \(run)/\(runs): raw")
                     figure.baseline.append(try RawBaseline.reqrepThroughput(size: 64, inFlight: inFlight, seconds: seconds, port: FreePorts.base()))
                     progress("reqrep \(inFlight) in flight, run \(run)/\(runs): bus")
-                    figure.bus.append(try await BusPath.reqrepThroughput(size: 64, inFlight: inFlight, seconds: seconds, port: FreePorts.base()))
+                    figure.bus.append(
+                        try await BusPath.reqrepThroughput(
+                            size: 64, inFlight: inFlight, seconds: seconds, port: FreePorts.base(), execution: execution))
                 }
                 figures.append(figure)
             }
@@ -155,7 +167,8 @@ struct BenchCommand: BusctlCommand {
                     figure.baseline.append(raw.rate)
                     lost.raw += raw.lost
                     progress("fanout to \(subscribers), run \(run)/\(runs): bus")
-                    let bus = try await BusPath.pubsub(size: 64, seconds: seconds, subscribers: subscribers, port: FreePorts.base())
+                    let bus = try await BusPath.pubsub(
+                        size: 64, seconds: seconds, subscribers: subscribers, port: FreePorts.base(), execution: execution)
                     figure.bus.append(bus.rate)
                     lost.bus += bus.lost
                 }
@@ -188,6 +201,7 @@ struct BenchCommand: BusctlCommand {
         if json {
             let object: [String: Any] = [
                 "figures": figures.map(\.object), "seconds": seconds, "runs": runs, "elapsed_s": elapsed,
+                "executor": execution == .ioThread ? "io-thread" : "pool",
                 "machine": ["cores": ProcessInfo.processInfo.activeProcessorCount, "libzmq": ZMQContext.version],
             ]
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
@@ -196,8 +210,9 @@ struct BenchCommand: BusctlCommand {
             printTable(figures)
             print(
                 String(
-                    format: "%d figures in %.0f s (%d run(s) of %.1f s each; %d cores, libzmq %@)", figures.count, elapsed, runs, seconds,
-                    ProcessInfo.processInfo.activeProcessorCount, ZMQContext.version))
+                    format: "%d figures in %.0f s (%d run(s) of %.1f s each; %d cores, libzmq %@; bus handlers and callers on the %@)",
+                    figures.count, elapsed, runs, seconds, ProcessInfo.processInfo.activeProcessorCount, ZMQContext.version,
+                    execution == .ioThread ? "clients' I/O threads" : "cooperative pool"))
         }
         return ExitCode.ok
     }
