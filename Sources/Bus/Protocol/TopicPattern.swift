@@ -6,6 +6,18 @@
 public struct TopicPattern: Hashable, Sendable, CustomStringConvertible {
     public let text: String
     private let tokens: [Substring]
+    /// The tokens as matched: literal bytes, `*` or `>`, so matching compares bytes only.
+    private let parts: [Part]
+
+    private enum Part: Hashable, Sendable {
+        case literal([UInt8])
+        case one
+        case rest
+    }
+
+    private static func parts(_ tokens: [Substring]) -> [Part] {
+        tokens.map { token in token == ">" ? .rest : token == "*" ? .one : .literal(Array(token.utf8)) }
+    }
 
     /// Parses a pattern. Throws ``BusError/invalidTopic(_:reason:)`` for an empty token,
     /// a `>` that is not last, or characters outside `[a-z0-9_-]`.
@@ -13,6 +25,7 @@ public struct TopicPattern: Hashable, Sendable, CustomStringConvertible {
         if text == ">" || text.isEmpty {
             self.text = ">"
             self.tokens = [">"]
+            self.parts = [.rest]
             return
         }
         let tokens = text.split(separator: ".", omittingEmptySubsequences: false)
@@ -29,6 +42,7 @@ public struct TopicPattern: Hashable, Sendable, CustomStringConvertible {
         }
         self.text = text
         self.tokens = tokens
+        self.parts = Self.parts(tokens)
     }
 
     public var description: String { text }
@@ -55,17 +69,20 @@ public struct TopicPattern: Hashable, Sendable, CustomStringConvertible {
         var topic = topic
         return topic.withUTF8 { bytes in
             var position = 0
-            for (index, token) in tokens.enumerated() {
-                if token == ">" { return position < bytes.count || index == 0 }
+            for (index, part) in parts.enumerated() {
+                if case .rest = part { return position < bytes.count || index == 0 }
                 guard position <= bytes.count else { return false }
                 // The topic's next token: [position, end).
                 var end = position
                 while end < bytes.count && bytes[end] != UInt8(ascii: ".") { end += 1 }
-                if token != "*" {
-                    let literal = token.utf8
-                    guard literal.count == end - position, literal.elementsEqual(bytes[position..<end]) else { return false }
-                } else if end == position {
-                    return false
+                switch part {
+                case .literal(let literal):
+                    guard literal.count == end - position else { return false }
+                    for offset in 0..<literal.count where literal[offset] != bytes[position + offset] { return false }
+                case .one:
+                    if end == position { return false }
+                case .rest:
+                    break
                 }
                 position = end + 1
             }
@@ -73,7 +90,7 @@ public struct TopicPattern: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    private var isFullWildcard: Bool { tokens.count == 1 && tokens[0] == ">" }
+    private var isFullWildcard: Bool { parts.count == 1 && parts[0] == .rest }
 }
 
 /// Topic names: lowercase dotted tokens, `<service>.<noun>[.<verb>]`.
