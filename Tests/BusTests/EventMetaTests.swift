@@ -10,6 +10,21 @@ struct EventMetaTests {
         #expect(try EventMeta.decode(sample.encode()) == sample)
     }
 
+    @Test func cachedDecode_reusesStringsOnlyWhenTheyAreTheSame() throws {
+        var cache = EventMeta.DecodeCache()
+        // A bare fixed header (no strings) is malformed, with or without a cache.
+        #expect(throws: BusError.self) { try EventMeta.decode(Array(sample.encode().prefix(EventMeta.fixedSize)), cache: &cache) }
+        #expect(try EventMeta.decode(sample.encode(), cache: &cache) == sample)
+        var next = sample
+        next.seq += 1
+        next.flags = []
+        #expect(try EventMeta.decode(next.encode(), cache: &cache) == next)
+        var other = next
+        other.instance = "auth-2"
+        #expect(try EventMeta.decode(other.encode(), cache: &cache) == other)
+        #expect(try EventMeta.decode(next.encode(), cache: &cache) == next)
+    }
+
     @Test func encode_isBigEndianWithFixedHeader() {
         let bytes = sample.encode()
         #expect(bytes[0] == 1)

@@ -48,17 +48,32 @@ struct GapTracker {
     }
 
     private var last: [Key: UInt64] = [:]
+    /// The most recent key and its sequence number, kept out of `last` while events keep coming
+    /// from it (the common case: one publisher's stream of one topic), so most events cost two
+    /// string comparisons instead of hashing both strings.
+    private var current: Key?
+    private var currentSeq: UInt64 = 0
 
     /// Records an event and returns how many were missed before it (0 when none, or for the
     /// first event seen from a publisher instance, or for a replayed/snapshot event).
     mutating func record(_ event: BusEvent) -> UInt64 {
         let seq = event.meta.seq
-        let key = Key(topic: event.topic, instance: event.meta.instance)
-        guard let previous = last.updateValue(seq, forKey: key) else { return 0 }
-        if seq <= previous {
-            last[key] = previous
+        let previous: UInt64?
+        if let current, current.topic == event.topic, current.instance == event.meta.instance {
+            previous = currentSeq
+        } else {
+            if let current { last[current] = currentSeq }
+            let key = Key(topic: event.topic, instance: event.meta.instance)
+            previous = last[key]
+            current = key
+            currentSeq = previous ?? seq
+        }
+        guard let previous else {
+            currentSeq = seq
             return 0
         }
+        if seq <= previous { return 0 }
+        currentSeq = seq
         if event.isSnapshot || event.meta.flags.contains(.replayed) { return 0 }
         return seq - previous - 1
     }

@@ -75,8 +75,18 @@ final class SubscriberHandler: IOHandler {
 
     private var metaCache = EventMeta.DecodeCache()
 
+    /// The last topic's bytes and string: consecutive events usually share their topic.
+    private var lastTopic: (bytes: [UInt8], text: String) = ([], "")
+
+    private func topic(_ bytes: [UInt8]) -> String? {
+        if !bytes.isEmpty, bytes == lastTopic.bytes { return lastTopic.text }
+        guard let text = UTF8Text.string(bytes) else { return nil }
+        lastTopic = (bytes, text)
+        return text
+    }
+
     private func collect(_ frames: Frames) {
-        guard frames.count == 3, let topic = UTF8Text.string(frames[0]),
+        guard frames.count == 3, let topic = topic(frames[0]),
             let meta = try? EventMeta.decode(frames[1], cache: &metaCache)
         else {
             malformed += 1

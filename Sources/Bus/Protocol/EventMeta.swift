@@ -1,3 +1,5 @@
+import Glibc
+
 /// The `meta` frame of an event, a small fixed binary header (all integers big-endian):
 ///
 /// ```
@@ -115,8 +117,13 @@ public struct EventMeta: Equatable, Sendable {
     /// are the same bytes.
     public static func decode(_ bytes: [UInt8], cache: inout DecodeCache) throws(BusError) -> EventMeta {
         guard bytes.count >= fixedSize, bytes[0] == version else { return try decode(bytes) }
-        let tail = bytes[fixedSize...]
-        if tail.elementsEqual(cache.tail) {
+        let tailCount = bytes.count - fixedSize
+        let same =
+            tailCount > 0 && tailCount == cache.tail.count
+            && bytes.withUnsafeBytes { new in
+                cache.tail.withUnsafeBytes { old in memcmp(new.baseAddress! + fixedSize, old.baseAddress!, tailCount) == 0 }
+            }
+        if same {
             var reader = ByteReader(bytes, offset: 2)
             let seq = reader.readUInt64()!
             let time = reader.readUInt64()!
@@ -126,7 +133,7 @@ public struct EventMeta: Equatable, Sendable {
                 contentType: s[2], correlationID: s[3], causationID: s[4])
         }
         let meta = try decode(bytes)
-        cache.tail = Array(tail)
+        cache.tail = Array(bytes[fixedSize...])
         cache.strings = [meta.source, meta.instance, meta.contentType, meta.correlationID, meta.causationID]
         return meta
     }
