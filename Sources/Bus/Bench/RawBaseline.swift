@@ -23,8 +23,8 @@ public enum RawBaseline {
             self.context = context
             frontend = "tcp://127.0.0.1:\(port)"
             backend = "tcp://127.0.0.1:\(port + 1)"
-            var tuning = SocketTuning.default
-            tuning.sendHighWater = 100_000
+            // The bus's default high-water marks (10 000), so both sides queue alike.
+            let tuning = SocketTuning.default
             let front = try ZMQSocket(context, frontendType, tuning: tuning)
             let back = try ZMQSocket(context, backendType, tuning: tuning)
             if backendType == .xpub {
@@ -57,6 +57,9 @@ public enum RawBaseline {
         }
     }
 
+    /// The topic of the baseline's readiness probes (not counted).
+    static let probeTopic = Array("bench.p".utf8)
+
     static func eventFrames(size: Int, seq: UInt64) -> Frames {
         let meta = EventMeta(seq: seq, timestampMicros: 0, source: "bench", instance: "bench-raw").encode()
         return [Array("bench.t".utf8), meta, [UInt8](repeating: 0x61, count: size)]
@@ -80,9 +83,7 @@ public enum RawBaseline {
                 defer { finished.leave() }
                 let context = ZMQContext(ioThreads: 1)
                 defer { context.terminate() }
-                var tuning = SocketTuning.default
-                tuning.receiveHighWater = 100_000
-                guard let sub = try? ZMQSocket(context, .sub, tuning: tuning) else { ready.leave(); return }
+                guard let sub = try? ZMQSocket(context, .sub, tuning: .default) else { ready.leave(); return }
                 defer { sub.close() }
                 try? sub.set(ZMQ_RCVTIMEO, 200)
                 try? sub.connect(proxy.backend)
@@ -94,13 +95,25 @@ public enum RawBaseline {
                 var received = 0
                 var first: UInt64 = 0
                 var last: UInt64 = 0
+                var part = 0
+                var isProbe = false
                 while true {
                     let rc = zmq_msg_recv(&msg, sub.raw, 0)
                     if rc < 0 {
                         if stop.isSet { break }
                         continue
                     }
-                    if zmq_msg_more(&msg) == 0 {
+                    if part == 0 {
+                        isProbe = zmq_msg_size(&msg) == probeTopic.count && memcmp(zmq_msg_data(&msg), probeTopic, probeTopic.count) == 0
+                    }
+                    guard zmq_msg_more(&msg) == 0 else {
+                        part += 1
+                        continue
+                    }
+                    part = 0
+                    if isProbe {
+                        counts.probed(index)
+                    } else {
                         received += 1
                         last = WallClock.nanos()
                         if first == 0 { first = last }
@@ -113,15 +126,21 @@ public enum RawBaseline {
         // The publisher: wait until every subscription reached it, then send for `seconds`.
         let context = ZMQContext(ioThreads: 1)
         defer { context.terminate() }
-        var tuning = SocketTuning.default
-        tuning.sendHighWater = 100_000
-        let pub = try ZMQSocket(context, .xpub, tuning: tuning)
+        let pub = try ZMQSocket(context, .xpub, tuning: .default)
         defer { pub.close() }
         try pub.set(ZMQ_XPUB_NODROP, 1)
         try pub.set(ZMQ_XPUB_VERBOSE, 1)
         try pub.connect(proxy.frontend)
         try pub.set(ZMQ_RCVTIMEO, 5000)
-        for _ in 0..<subscribers { _ = try pub.receive(dontWait: false) }
+        // The forwarder sends its subscriptions once (merged) when the publisher connects; then
+        // probes go out until every subscriber has one, so none misses the start.
+        _ = try pub.receive(dontWait: false)
+        let probe: Frames = [probeTopic, [], []]
+        let probeDeadline = WallClock.nanos() + 5_000_000_000
+        while !counts.allProbed, WallClock.nanos() < probeDeadline {
+            _ = try pub.send(probe, dontWait: true)
+            Thread.sleep(forTimeInterval: 0.005)
+        }
         let frames = eventFrames(size: size, seq: 1)
         let end = WallClock.nanos() + UInt64(seconds * 1e9)
         var sent = 0
@@ -237,7 +256,16 @@ final class Flag: Sendable {
 
 final class Counters: Sendable {
     private let entries: Locked<[(received: Int, first: UInt64, last: UInt64)]>
-    init(_ n: Int) { entries = Locked(Array(repeating: (0, 0, 0), count: n)) }
+    private let probes: Locked<Set<Int>>
+    private let count: Int
+    init(_ n: Int) {
+        entries = Locked(Array(repeating: (0, 0, 0), count: n))
+        probes = Locked([])
+        count = n
+    }
+    /// Subscriber `i` received a readiness probe.
+    func probed(_ i: Int) { probes.withLock { _ = $0.insert(i) } }
+    var allProbed: Bool { probes.withLock { $0.count == count } }
     func set(_ i: Int, received: Int, first: UInt64, last: UInt64) { entries.withLock { $0[i] = (received, first, last) } }
     func totalReceived() -> Int { entries.withLock { $0.reduce(0) { $0 + $1.received } } }
     /// Messages/s delivered in total: the sum of each subscriber's own rate.

@@ -95,19 +95,21 @@ enum BusPath {
         try await Task.sleep(for: .milliseconds(600))
         stop.withLock { $0 = true }
         try await publisher.publish("bench.t", payload: payload)
+        // A subscriber that lost that last event ends when cancelled: one shared grace period,
+        // not one per subscriber.
+        let grace = Task {
+            try? await Task.sleep(for: .milliseconds(500))
+            for task in tasks { task.cancel() }
+        }
         var rate = 0.0
         var received = 0
         for (index, task) in tasks.enumerated() {
-            let wait = Task {
-                try? await Task.sleep(for: .seconds(2))
-                task.cancel()
-            }
             let (count, first, last) = await task.value
-            wait.cancel()
             received += min(count, sent)
             if last > first { rate += Double(count) / (Double(last - first) / 1e9) }
             await clients[index].close()
         }
+        grace.cancel()
         await publisher.close()
         return (rate, max(0, sent * subscribers - received))
     }
