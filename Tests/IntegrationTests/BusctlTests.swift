@@ -42,6 +42,19 @@ struct BusctlTests {
         }
     }
 
+    @Test func kernel_badHeartbeat_fromFlagOrEnvironment_exits64() async throws {
+        try await Harness.with { h in
+            for (arguments, env) in [
+                (["kernel", "--heartbeat-ms", "5"], [String: String]()), (["kernel"], ["BUS_HEARTBEAT_MS": "fast"]),
+                (["kernel"], ["BUS_HEARTBEAT_MS": "120000"]),
+            ] {
+                let result = try await h.busctl(arguments + ["--kernel", "tcp://127.0.0.1:1"], timeout: .seconds(10), environment: env)
+                #expect(result.status == 64, "busctl \(arguments) \(env) -> \(result.status)")
+                #expect(result.stderr.contains("heartbeat"), "\(result.stderr)")
+            }
+        }
+    }
+
     @Test func help_forEverySubcommand() async throws {
         try await withHarness { h in
             let top = try await h.busctl(["--help"])

@@ -12,8 +12,10 @@ public struct BusOptions: Sendable {
     public var version: String
     /// Default request deadline.
     public var requestTimeout: Duration = .seconds(5)
-    /// MDP heartbeat interval and liveness for workers (match the kernel's).
-    public var heartbeat: Duration = .milliseconds(1000)
+    /// MDP heartbeat interval and liveness for workers (match the kernel's). The interval
+    /// defaults to `BUS_HEARTBEAT_MS` when set, as the kernel's `--heartbeat-ms` does, so one
+    /// variable changes it for every process of a deployment.
+    public var heartbeat: Duration = BusOptions.environmentHeartbeat ?? .milliseconds(1000)
     public var liveness = 3
     /// Events buffered per subscription before the oldest undelivered are kept and newer ones
     /// dropped (and reported as a gap).
@@ -33,6 +35,16 @@ public struct BusOptions: Sendable {
         self.instance = instance ?? "\(name)-\(host)-\(pid)-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))"
         self.version = version
         self.logger = Logger(label: name)
+    }
+}
+
+extension BusOptions {
+    /// The MDP heartbeat interval from `BUS_HEARTBEAT_MS` (10 ms to 60 s), or nil when unset.
+    /// An invalid value is ignored here; `busctl kernel` refuses it with a usage error.
+    public static var environmentHeartbeat: Duration? {
+        guard let text = ProcessInfo.processInfo.environment["BUS_HEARTBEAT_MS"], let ms = Int(text), (10...60_000).contains(ms)
+        else { return nil }
+        return .milliseconds(ms)
     }
 }
 

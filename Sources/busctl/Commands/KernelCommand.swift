@@ -8,7 +8,10 @@ struct KernelCommand: BusctlCommand {
     static let usage = "[--kernel URL] [options]"
     static let options =
         OptionSpec.common + [
-            OptionSpec("heartbeat-ms", value: "MS", help: "MDP heartbeat interval; workers silent for 3 intervals are dropped.", default: "1000"),
+            OptionSpec(
+                "heartbeat-ms", value: "MS",
+                help: "MDP heartbeat interval; workers silent for 3 intervals are dropped. Services read the same variable.",
+                environment: "BUS_HEARTBEAT_MS", default: "1000"),
             OptionSpec("grace-ms", value: "MS", help: "How long a request without its own deadline waits for a worker.", default: "5000"),
             OptionSpec("max-message-bytes", value: "BYTES", help: "Largest accepted message; bigger ones disconnect the sender.", default: "1048576"),
             OptionSpec("max-retained", value: "N", help: "Most topics with a retained value.", default: "100000"),
@@ -35,7 +38,7 @@ struct KernelCommand: BusctlCommand {
         config = KernelConfig(endpoints: try arguments.endpoints())
         level = try arguments.logLevel()
         if let ms = try arguments.int("heartbeat-ms") {
-            guard ms >= 10 else { throw UsageError("--heartbeat-ms must be at least 10") }
+            guard (10...60_000).contains(ms) else { throw UsageError("the heartbeat (--heartbeat-ms or BUS_HEARTBEAT_MS) must be 10 to 60000 ms") }
             config.broker.heartbeatInterval = .milliseconds(ms)
             config.tuning.heartbeatIntervalMs = Int32(clamping: ms)
             config.tuning.heartbeatTimeoutMs = Int32(clamping: ms * 3)
