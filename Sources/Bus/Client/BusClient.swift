@@ -25,6 +25,9 @@ public final class BusClient: Sendable {
     /// socket of the client waits while it runs (heartbeats included).
     public var taskExecutor: any TaskExecutor { io }
 
+    /// True when called on this client's I/O thread (code running on ``taskExecutor``).
+    public var isOnIOThread: Bool { io.isCurrent }
+
     /// The service name events are published under.
     public var name: String { options.name }
     /// This process's instance id.
@@ -252,7 +255,7 @@ public struct BusSubscription: AsyncSequence, Sendable {
                 defer { index += 1 }
                 return batch[index]
             }
-            guard let next = await channel.take() else { return nil }
+            guard let next = await channel.nextEvents() else { return nil }
             batch = next
             index = 1
             return batch[0]

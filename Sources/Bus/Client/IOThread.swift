@@ -4,7 +4,7 @@ import Synchronization
 
 /// The one thread of a process that owns its ZeroMQ sockets. Actors hand it work through a
 /// lock-guarded queue and an eventfd-style wake-up; it polls every socket it owns and hands
-/// inbound messages to bounded hand-offs (`EventChannel` batches, worker request streams). No blocking ZeroMQ call runs
+/// inbound messages to bounded hand-offs (`BatchChannel`s of events and of worker requests). No blocking ZeroMQ call runs
 /// on Swift's cooperative pool.
 ///
 /// It is also a `TaskExecutor`: a task that prefers it (`Task(executorPreference:)`, see

@@ -44,7 +44,7 @@ public final class ServiceHandle: Sendable {
             guard accepted else { throw .closed }
             let executor: (any TaskExecutor)? = service.execution == .ioThread ? io : nil
             let task = Task(executorPreference: executor) { [self] in
-                while let batch = await requests.take() {
+                while let (batch, _) = await requests.take() {
                     for request in batch {
                         counters.withLock { $0.inFlight += 1 }
                         let reply = await service.answer(request.body, received: request.received, instance: client.instance, logger: logger)

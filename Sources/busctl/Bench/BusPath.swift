@@ -97,9 +97,10 @@ enum BusPath {
         try await publisher.publish("bench.t", payload: payload)
         // A subscriber that lost that last event ends when cancelled: one shared grace period,
         // not one per subscriber.
+        let subscriberTasks = tasks
         let grace = Task {
             try? await Task.sleep(for: .milliseconds(500))
-            for task in tasks { task.cancel() }
+            for task in subscriberTasks { task.cancel() }
         }
         var rate = 0.0
         var received = 0

@@ -1,0 +1,120 @@
+/// A bounded hand-off from the I/O thread to one consumer task, in batches: the I/O thread
+/// appends everything it read in one go under one lock, and the consumer takes the whole batch
+/// at once and then iterates it without synchronisation. An `AsyncStream` element costs a lock
+/// and often a task wake-up per element (and its unspecialised generic code looks up type
+/// metadata each time); this costs them per batch. Events reach subscriptions through it
+/// (``EventChannel``), requests reach a service's handlers through it.
+final class BatchChannel<Element: Sendable>: Sendable {
+    struct State {
+        var buffer: [Element] = []
+        var waiter: CheckedContinuation<Void, Never>?
+        var finished = false
+        /// Elements dropped because the consumer fell `capacity` behind, not yet reported.
+        var dropped: UInt64 = 0
+    }
+
+    let capacity: Int
+    private let state = Locked(State())
+    private let onCancel: @Sendable () -> Void
+
+    /// - Parameters:
+    ///   - capacity: elements held before newer ones are dropped (and counted).
+    ///   - onCancel: runs when the consumer's task is cancelled while taking.
+    init(capacity: Int = .max, onCancel: @escaping @Sendable () -> Void = {}) {
+        self.capacity = max(1, capacity)
+        self.onCancel = onCancel
+    }
+
+    /// Appends a batch (the I/O thread). What does not fit is dropped and counted.
+    func push(_ batch: [Element]) {
+        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            guard !s.finished else { return nil }
+            let room = capacity - s.buffer.count
+            if room >= batch.count {
+                s.buffer.append(contentsOf: batch)
+            } else {
+                if room > 0 { s.buffer.append(contentsOf: batch.prefix(room)) }
+                s.dropped += UInt64(batch.count - max(0, room))
+            }
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Appends one element (the I/O thread).
+    func push(_ element: Element) {
+        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            guard !s.finished else { return nil }
+            if s.buffer.count < capacity { s.buffer.append(element) } else { s.dropped += 1 }
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// No more elements: the consumer gets what is queued, then nil.
+    func finish() {
+        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            s.finished = true
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Every element queued, oldest first, and how many were dropped before them; waits while
+    /// there is none. Nil once finished and drained, or when the task is cancelled (which also
+    /// finishes the channel and calls `onCancel`).
+    func take() async -> (batch: [Element], dropped: UInt64)? {
+        while true {
+            if Task.isCancelled {
+                finish()
+                onCancel()
+                return nil
+            }
+            let (batch, finished, dropped) = state.withLock { s -> ([Element], Bool, UInt64) in
+                defer {
+                    s.buffer.removeAll(keepingCapacity: true)
+                    s.dropped = 0
+                }
+                return (s.buffer, s.finished, s.dropped)
+            }
+            if !batch.isEmpty { return (batch, dropped) }
+            if finished { return nil }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let resumeNow = state.withLock { s -> Bool in
+                        if !s.buffer.isEmpty || s.finished { return true }
+                        s.waiter = continuation
+                        return false
+                    }
+                    if resumeNow { continuation.resume() }
+                }
+            } onCancel: {
+                let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+                    defer { s.waiter = nil }
+                    return s.waiter
+                }
+                waiter?.resume()
+            }
+        }
+    }
+}
+
+/// One subscription's events.
+typealias EventChannel = BatchChannel<BusEvent>
+
+extension BatchChannel where Element == BusEvent {
+    /// The next batch of events; events dropped before it (the consumer fell behind) are
+    /// reported on its first event as `missed`.
+    func nextEvents() async -> [BusEvent]? {
+        guard case (var batch, let dropped)? = await take() else { return nil }
+        if dropped > 0 { batch[0].missed += dropped }
+        return batch
+    }
+}
+
+/// The requests of one worker connection, bounded by the kernel (which sends a worker at most
+/// its `credit` of unanswered requests).
+typealias RequestQueue = BatchChannel<WorkerRequest>
