@@ -286,6 +286,26 @@ struct SupervisorTests {
         }
     }
 
+    @Test func sigkill_toUp_childrenStopThemselves() async throws {
+        try await UpSession.with(["alpha"]) { s in
+            let status = try await s.status()
+            let pids = try ["kernel", "alpha"].map { try #require(status[$0]?.pid) }
+            s.up.signal(SIGKILL)
+            #expect(await s.up.waitForExit(timeout: .seconds(5)) != nil)
+            // Re-parented, each child notices within a fraction of a second and stops gracefully.
+            let stopped = await eventually(timeout: .seconds(5)) { pids.allSatisfy { isGone($0) || Self.isZombie($0) } }
+            #expect(stopped, "still running: \(pids.filter { !isGone($0) && !Self.isZombie($0) })")
+        }
+    }
+
+    /// Ended but not yet reaped (its new parent reaps it).
+    static func isZombie(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(close, offsetBy: 2)...].hasPrefix("Z")
+    }
+
     @Test func restartAndReplace_replyErrors_exitTwo_andKeepTheOldProcess() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("swiftbus-bad-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

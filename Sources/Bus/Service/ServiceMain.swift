@@ -82,6 +82,7 @@ public enum ServiceMain {
         let logger = busOptions.logger
         let bus = BusClient(options: busOptions)
         let signals = SignalWatcher([SIGTERM, SIGINT])
+        ParentWatch.startIfAsked(logger: logger)
         let handles: [ServiceHandle]
         let context = ServiceContext(bus: bus, arguments: parsed, logger: logger)
         do {

@@ -196,7 +196,9 @@ struct UpCommand: BusctlCommand {
             }
             common += ["--keys", keys.path]
         }
-        let kernel = ProgramSpec(name: "kernel", executable: busctl, arguments: ["kernel"] + common)
+        // Children stop themselves if this process dies without stopping them (SIGKILL).
+        let watch = ["BUS_EXIT_WITH_PARENT": String(getpid())]
+        let kernel = ProgramSpec(name: "kernel", executable: busctl, arguments: ["kernel"] + common, environment: watch)
         let specs = runnable.map { service in
             let state = stateDirectory.appendingPathComponent(service.name).path
             return ProgramSpec(
@@ -204,7 +206,7 @@ struct UpCommand: BusctlCommand {
                 environment: [
                     "BUS_KERNEL": endpoints.requests, "BUS_EVENTS_IN": endpoints.eventsIn, "BUS_EVENTS_OUT": endpoints.eventsOut,
                     "BUS_LOG_LEVEL": levelName, "BUS_STATE_DIR": state, "BUS_SERVICE": service.name,
-                ].merging(keys.map { ["BUS_KEYS": $0.path] } ?? [:]) { a, _ in a })
+                ].merging(keys.map { ["BUS_KEYS": $0.path] } ?? [:]) { a, _ in a }.merging(watch) { a, _ in a })
         }
 
         let allNames = ["kernel"] + selected.map(\.name)
