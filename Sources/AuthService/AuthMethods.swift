@@ -69,10 +69,10 @@ enum AuthMethods {
                 _ = try request.decode(AuthRequest.Nothing.self)
                 return try await runtime.currentState().payload()
             })
-        // The caller is the request meta's `caller`, which any client can set: until the kernel
-        // enforces identities (CURVE/ZAP, the security milestone), this check keeps honest
-        // services out, not a malicious one. Then the kernel's per-service request permission
-        // for `auth.token` is the real gate, and this list a second one.
+        // The caller is the request meta's `caller`, which any client can set: without security
+        // this check keeps honest services out, not a malicious one. With security on, the
+        // kernel's per-identity permission for `auth.token` (ZAP User-Id) is the real gate, and
+        // this list a second one.
         service.method(
             "token",
             raw: { request in

@@ -256,16 +256,15 @@ final class Flag: Sendable {
 
 final class Counters: Sendable {
     private let entries: Locked<[(received: Int, first: UInt64, last: UInt64)]>
-    private let probes: Locked<Set<Int>>
-    private let count: Int
+    /// Which subscribers received a readiness probe.
+    private let probes: Locked<[Bool]>
     init(_ n: Int) {
         entries = Locked(Array(repeating: (0, 0, 0), count: n))
-        probes = Locked([])
-        count = n
+        probes = Locked(Array(repeating: false, count: n))
     }
     /// Subscriber `i` received a readiness probe.
-    func probed(_ i: Int) { probes.withLock { _ = $0.insert(i) } }
-    var allProbed: Bool { probes.withLock { $0.count == count } }
+    func probed(_ i: Int) { probes.withLock { $0[i] = true } }
+    var allProbed: Bool { probes.withLock { !$0.contains(false) } }
     func set(_ i: Int, received: Int, first: UInt64, last: UInt64) { entries.withLock { $0[i] = (received, first, last) } }
     func totalReceived() -> Int { entries.withLock { $0.reduce(0) { $0 + $1.received } } }
     /// Messages/s delivered in total: the sum of each subscriber's own rate.

@@ -39,10 +39,13 @@ public struct BusOptions: Sendable {
 }
 
 extension BusOptions {
-    /// The MDP heartbeat interval from `BUS_HEARTBEAT_MS` (10 ms to 60 s), or nil when unset.
-    /// An invalid value is ignored here; `busctl kernel` refuses it with a usage error.
+    /// The MDP heartbeat intervals accepted, in milliseconds.
+    public static let heartbeatRangeMs = 10...60_000
+
+    /// The MDP heartbeat interval from `BUS_HEARTBEAT_MS`, or nil when unset. An invalid value
+    /// is ignored here; `busctl kernel` refuses it with a usage error.
     public static var environmentHeartbeat: Duration? {
-        guard let text = ProcessInfo.processInfo.environment["BUS_HEARTBEAT_MS"], let ms = Int(text), (10...60_000).contains(ms)
+        guard let text = ProcessInfo.processInfo.environment["BUS_HEARTBEAT_MS"], let ms = Int(text), heartbeatRangeMs.contains(ms)
         else { return nil }
         return .milliseconds(ms)
     }

@@ -229,7 +229,7 @@ enum FlatJSON {
                         return nil
                     }
                     guard let unicode = Unicode.Scalar(scalar) else { return nil }
-                    out.append(contentsOf: Array(String(Character(unicode)).utf8))
+                    UTF8.encode(unicode) { out.append($0) }
                     continue
                 default:
                     return nil

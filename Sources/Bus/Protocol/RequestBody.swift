@@ -192,8 +192,9 @@ enum JSONCoding {
 
     /// Appends `text` as a JSON string. Works on UTF-8 bytes: every byte of a multi-byte
     /// sequence is >= 0x80, so only ASCII needs escaping.
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
     static func appendQuoted(_ text: String, to out: inout [UInt8]) {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {

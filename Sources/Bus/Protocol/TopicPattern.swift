@@ -5,7 +5,6 @@
 /// the pattern, and ``matches(_:)`` filters exactly on top of it.
 public struct TopicPattern: Hashable, Sendable, CustomStringConvertible {
     public let text: String
-    private let tokens: [Substring]
     /// The tokens as matched: literal bytes, `*` or `>`, so matching compares bytes only.
     private let parts: [Part]
 
@@ -24,7 +23,6 @@ public struct TopicPattern: Hashable, Sendable, CustomStringConvertible {
     public init(_ text: String) throws(BusError) {
         if text == ">" || text.isEmpty {
             self.text = ">"
-            self.tokens = [">"]
             self.parts = [.rest]
             return
         }
@@ -41,23 +39,26 @@ public struct TopicPattern: Hashable, Sendable, CustomStringConvertible {
             }
         }
         self.text = text
-        self.tokens = tokens
         self.parts = Self.parts(tokens)
     }
 
     public var description: String { text }
 
     /// True when the pattern has no wildcard.
-    public var isLiteral: Bool { !tokens.contains(where: { $0 == "*" || $0 == ">" }) }
+    public var isLiteral: Bool {
+        !parts.contains {
+            if case .literal = $0 { return false }
+            return true
+        }
+    }
 
     /// The byte prefix to subscribe to on a SUB socket: every literal token before the first
     /// wildcard, with its trailing dot (`feed.*.voted` -> `feed.`); the whole topic when literal.
     public var wirePrefix: [UInt8] {
         if isLiteral { return Array(text.utf8) }
         var prefix: [UInt8] = []
-        for token in tokens {
-            if token == "*" || token == ">" { break }
-            prefix += Array(token.utf8)
+        for case .literal(let bytes) in parts.prefix(while: { if case .literal = $0 { true } else { false } }) {
+            prefix += bytes
             prefix.append(UInt8(ascii: "."))
         }
         return prefix

@@ -38,7 +38,10 @@ struct KernelCommand: BusctlCommand {
         config = KernelConfig(endpoints: try arguments.endpoints())
         level = try arguments.logLevel()
         if let ms = try arguments.int("heartbeat-ms") {
-            guard (10...60_000).contains(ms) else { throw UsageError("the heartbeat (--heartbeat-ms or BUS_HEARTBEAT_MS) must be 10 to 60000 ms") }
+            let range = BusOptions.heartbeatRangeMs
+            guard range.contains(ms) else {
+                throw UsageError("the heartbeat (--heartbeat-ms or BUS_HEARTBEAT_MS) must be \(range.lowerBound) to \(range.upperBound) ms")
+            }
             config.broker.heartbeatInterval = .milliseconds(ms)
             config.tuning.heartbeatIntervalMs = Int32(clamping: ms)
             config.tuning.heartbeatTimeoutMs = Int32(clamping: ms * 3)

@@ -35,8 +35,10 @@ struct UpCommand: BusctlCommand {
         Every service is started as:
           PATH --kernel URL --events-in URL --events-out URL --log-level LEVEL
                --state-dir STATE/NAME [ARGS from --service-args NAME=ARGS]
-        with BUS_KERNEL, BUS_EVENTS_IN, BUS_EVENTS_OUT, BUS_LOG_LEVEL, BUS_STATE_DIR and
-        BUS_SERVICE=NAME in its environment. NAME must be the service name it registers.
+        with BUS_KERNEL, BUS_EVENTS_IN, BUS_EVENTS_OUT, BUS_LOG_LEVEL, BUS_STATE_DIR,
+        BUS_SERVICE=NAME and BUS_EXIT_WITH_PARENT=PID (the kernel and Swift services stop
+        themselves if this process dies without stopping them) in its environment. NAME must
+        be the service name it registers.
         Example: --service echo=/path/BusTestService --service-args 'echo=--name echo'
 
         Every line a process prints is shown as '[NAME] line' (padded and coloured on a
