@@ -134,8 +134,7 @@ public final class PersistServer: Sendable {
                 counters.withLock { $0.duplicatesSkipped += 1 }
                 continue
             }
-            let stored = StoredEvent(
-                topic: event.topic, meta: event.meta, payload: event.payload, storedMicros: WallClock.microsNow(), origin: origin)
+            let stored = StoredEvent(received: event.topic, meta: event.meta, payload: event.payload, origin: origin)
             guard await engine.append(stored) else { break }
             counters.withLock { $0.queued += 1 }
         }
@@ -148,9 +147,7 @@ public final class PersistServer: Sendable {
             defer { _ = healing.withLock { $0.remove(topic) } }
             do {
                 guard let value = try await bus.retained(topic, timeout: .seconds(5)) else { return }
-                if await engine.append(
-                    StoredEvent(topic: topic, meta: value.meta, payload: value.payload, storedMicros: WallClock.microsNow(), origin: .healed))
-                {
+                if await engine.append(StoredEvent(value, origin: .healed)) {
                     counters.withLock { $0.healed += 1 }
                 }
             } catch {
@@ -186,12 +183,7 @@ public final class PersistServer: Sendable {
                 do {
                     let values = try await bus.retainedValues(matching: ">", timeout: .seconds(10))
                     for value in values {
-                        guard
-                            await engine.append(
-                                StoredEvent(
-                                    topic: value.topic, meta: value.meta, payload: value.payload, storedMicros: WallClock.microsNow(), origin: .healed
-                                ))
-                        else { break }
+                        guard await engine.append(StoredEvent(value, origin: .healed)) else { break }
                     }
                     counters.withLock { $0.healed += UInt64(values.count) }
                 } catch {
@@ -222,11 +214,7 @@ public final class PersistServer: Sendable {
                 }
                 let values = try await bus.retainedValues(matching: ">", timeout: .seconds(5))
                 for value in values {
-                    guard
-                        await engine.append(
-                            StoredEvent(
-                                topic: value.topic, meta: value.meta, payload: value.payload, storedMicros: WallClock.microsNow(), origin: .catchUp))
-                    else { return }
+                    guard await engine.append(StoredEvent(value, origin: .catchUp)) else { return }
                 }
                 counters.withLock {
                     $0.catchUpDone = true

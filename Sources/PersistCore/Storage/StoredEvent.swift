@@ -40,6 +40,15 @@ public struct StoredEvent: Sendable, Equatable {
     public var storedMicros: UInt64
     public var origin: EventOrigin
 
+    /// A retained value (from the kernel) or an event (from the bus) as received now.
+    public init(received topic: String, meta: EventMeta, payload: [UInt8], origin: EventOrigin) {
+        self.init(topic: topic, meta: meta, payload: payload, storedMicros: WallClock.microsNow(), origin: origin)
+    }
+
+    public init(_ value: RetainedValue, origin: EventOrigin) {
+        self.init(received: value.topic, meta: value.meta, payload: value.payload, origin: origin)
+    }
+
     public init(id: Int64 = 0, topic: String, meta: EventMeta, payload: [UInt8], storedMicros: UInt64, origin: EventOrigin) {
         self.id = id
         self.topic = topic
