@@ -54,6 +54,21 @@ struct FlatJSONTests {
         #expect(parsed["b"] == .integer(-7))
         #expect(parsed["c"] == .other)
         #expect(parsed["d"] == .other)
+        let edges = try #require(
+            FlatJSON.object(Array(#"{"max":9223372036854775807,"min":-9223372036854775808,"over":9223372036854775808,"zero":-0}"#.utf8)))
+        #expect(edges["max"] == .integer(Int.max))
+        #expect(edges["min"] == .integer(Int.min))
+        #expect(edges["over"] == .other)
+        #expect(edges["zero"] == .integer(0))
+    }
+
+    @Test func members_areVisitedInOrder_andInvalidTextIsReported() {
+        var keys: [String] = []
+        #expect(FlatJSON.forEachMember(Array(#"{"b":1,"a":{"x":[1,2]},"b":"two"}"#.utf8)) { key, _ in keys.append(key) })
+        #expect(keys == ["b", "a", "b"])
+        #expect(!FlatJSON.forEachMember(Array(#"{"a":1,"b":}"#.utf8)) { _, _ in })
+        #expect(RequestMeta.parse(Array(#"{"id":"x","timeout_ms":"soon"}"#.utf8)) == RequestMeta(id: "x"))
+        #expect(ReplyMeta.parse(Array(#"{"id":"x","elapsed_us":12"#.utf8)) == nil)
     }
 
     @Test func written_meta_isReadBack_includingEscapes() throws {

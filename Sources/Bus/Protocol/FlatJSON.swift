@@ -26,12 +26,21 @@ enum FlatJSON {
     /// The members of the JSON object in `bytes`, or nil when `bytes` is not exactly one valid
     /// JSON object (surrounding whitespace allowed). A repeated key keeps its last value.
     static func object(_ bytes: [UInt8]) -> [String: Value]? {
+        var members: [String: Value] = [:]
+        return forEachMember(bytes) { members[$0] = $1 } ? members : nil
+    }
+
+    /// Calls `body` with each top-level member, in order, without building a dictionary (the
+    /// meta readers on every request and reply). Returns false, after calling `body` for the
+    /// members before the error, when `bytes` is not exactly one valid JSON object: use the
+    /// members only when it returns true.
+    static func forEachMember(_ bytes: [UInt8], _ body: (String, Value) -> Void) -> Bool {
         bytes.withUnsafeBufferPointer { buffer in
             var parser = Parser(bytes: buffer)
             parser.skipSpace()
-            guard let members = parser.topObject() else { return nil }
+            guard parser.topObject(body) else { return false }
             parser.skipSpace()
-            return parser.index == buffer.count ? members : nil
+            return parser.index == buffer.count
         }
     }
 
@@ -58,23 +67,22 @@ enum FlatJSON {
             return true
         }
 
-        /// The top-level object, keeping string and integer members.
-        mutating func topObject() -> [String: Value]? {
-            guard expect(UInt8(ascii: "{")) else { return nil }
-            var members: [String: Value] = [:]
+        /// The top-level object, handing each member to `body`.
+        mutating func topObject(_ body: (String, Value) -> Void) -> Bool {
+            guard expect(UInt8(ascii: "{")) else { return false }
             skipSpace()
-            if expect(UInt8(ascii: "}")) { return members }
+            if expect(UInt8(ascii: "}")) { return true }
             while true {
                 skipSpace()
-                guard let key = string() else { return nil }
+                guard let key = string() else { return false }
                 skipSpace()
-                guard expect(UInt8(ascii: ":")) else { return nil }
+                guard expect(UInt8(ascii: ":")) else { return false }
                 skipSpace()
-                guard let value = value(depth: 1) else { return nil }
-                members[key] = value
+                guard let value = value(depth: 1) else { return false }
+                body(key, value)
                 skipSpace()
                 if expect(UInt8(ascii: ",")) { continue }
-                return expect(UInt8(ascii: "}")) ? members : nil
+                return expect(UInt8(ascii: "}"))
             }
         }
 
@@ -152,8 +160,17 @@ enum FlatJSON {
                 guard digits() > 0 else { return nil }
             }
             guard integral else { return .other }
-            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-            return Int(text).map(Value.integer) ?? .other
+            // Accumulated negatively, so Int.min fits; overflow makes it `.other`.
+            let negative = bytes[start] == UInt8(ascii: "-")
+            var value = 0
+            for byte in bytes[(negative ? start + 1 : start)..<index] {
+                let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+                let (next, o2) = times10.subtractingReportingOverflow(Int(byte &- UInt8(ascii: "0")))
+                if o1 || o2 { return .other }
+                value = next
+            }
+            if negative { return .integer(value) }
+            return value == Int.min ? .other : .integer(-value)
         }
 
         /// A string, unescaped; nil when it is not valid JSON (unescaped control characters,

@@ -143,10 +143,10 @@ public struct ReplyBody: Equatable, Sendable {
         }
         var meta = ReplyMeta()
         if frames.count > 1, !frames[1].isEmpty {
-            guard let object = FlatJSON.object(frames[1]) else {
+            guard let parsed = ReplyMeta.parse(frames[1]) else {
                 throw .malformed("reply meta is not a JSON object")
             }
-            meta = ReplyMeta(id: object["id"]?.text, from: object["from"]?.text, elapsedMicros: object["elapsed_us"]?.integer)
+            meta = parsed
         }
         return ReplyBody(status: status, meta: meta, payload: frames.count > 2 ? frames[2] : [])
     }
@@ -214,10 +214,18 @@ enum JSONCoding {
 extension RequestMeta {
     /// Lenient, like `init(from:)`: fields of the wrong type are ignored.
     static func parse(_ bytes: [UInt8]) -> RequestMeta? {
-        guard let object = FlatJSON.object(bytes) else { return nil }
-        return RequestMeta(
-            id: object["id"]?.text, timeoutMs: object["timeout_ms"]?.integer, traceID: object["trace_id"]?.text,
-            correlationID: object["correlation_id"]?.text, caller: object["caller"]?.text)
+        var meta = RequestMeta()
+        let valid = FlatJSON.forEachMember(bytes) { key, value in
+            switch key {
+            case "id": meta.id = value.text
+            case "timeout_ms": meta.timeoutMs = value.integer
+            case "trace_id": meta.traceID = value.text
+            case "correlation_id": meta.correlationID = value.text
+            case "caller": meta.caller = value.text
+            default: break
+            }
+        }
+        return valid ? meta : nil
     }
 
     func json() -> [UInt8] {
@@ -229,6 +237,20 @@ extension RequestMeta {
 }
 
 extension ReplyMeta {
+    /// Lenient like ``RequestMeta/parse(_:)``: fields of the wrong type are ignored.
+    static func parse(_ bytes: [UInt8]) -> ReplyMeta? {
+        var meta = ReplyMeta()
+        let valid = FlatJSON.forEachMember(bytes) { key, value in
+            switch key {
+            case "id": meta.id = value.text
+            case "from": meta.from = value.text
+            case "elapsed_us": meta.elapsedMicros = value.integer
+            default: break
+            }
+        }
+        return valid ? meta : nil
+    }
+
     func json() -> [UInt8] {
         JSONCoding.write([("elapsed_us", .integer(elapsedMicros)), ("from", .text(from)), ("id", .text(id))])
     }
