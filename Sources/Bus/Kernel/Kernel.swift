@@ -85,8 +85,10 @@ final class KernelLoop {
     let started = ContinuousClock.now
     var unroutable: UInt64 = 0
     var rejected: UInt64 = 0
-    private var parts: UnsafeMutablePointer<zmq_msg_t>
-    private static let partCount = 4
+    /// Events are forwarded in place: received into these and sent on with `zmq_msg_send`.
+    private let parts = ZMQParts(capacity: 4)
+    /// The topic of the last event forwarded (a valid one).
+    private var lastTopicKey: [UInt8] = []
 
     var logger: Logger { kernel.logger }
 
@@ -96,8 +98,6 @@ final class KernelLoop {
         let config = kernel.config
         broker = Broker(config: config.broker)
         events = EventPlane(maxRetained: config.maxRetainedTopics)
-        parts = .allocate(capacity: Self.partCount)
-        for i in 0..<Self.partCount { zmq_msg_init(parts + i) }
 
         var opened: [ZMQSocket] = []
         var guardian: KernelGuard?
@@ -130,8 +130,7 @@ final class KernelLoop {
         } catch {
             guardian?.close()
             for socket in opened { socket.close() }
-            for i in 0..<Self.partCount { zmq_msg_close(parts + i) }
-            parts.deallocate()
+            parts.close()
             throw error
         }
     }
@@ -178,8 +177,7 @@ final class KernelLoop {
         router.close()
         xsub.close()
         xpub.close()
-        for i in 0..<Self.partCount { zmq_msg_close(parts + i) }
-        parts.deallocate()
+        parts.close()
     }
 
     func serve(wake: WakeUp, stopping: borrowing Atomic<Bool>) {
@@ -223,7 +221,12 @@ final class KernelLoop {
 
     // MARK: request plane
 
+    /// Reads up to `limit` messages, then sends everything they caused in one burst: sends
+    /// spaced by the processing of the next message each wake libzmq's I/O thread for one
+    /// TCP write, a burst lets it write many messages at once.
     private func serveRequests(limit: Int) {
+        var actions: [Broker.Action] = []
+        defer { perform(actions) }
         for _ in 0..<limit {
             let frames: Frames
             let userID: String?
@@ -238,14 +241,14 @@ final class KernelLoop {
             if let guardian {
                 let identity = guardian.identity(userID: userID)
                 if let refusal = guardian.checkRequest(frames, identity: identity) {
-                    perform(refusal)
+                    actions += refusal
                     continue
                 }
                 if let identity, frames.count >= 4, frames[2] == MDP.worker, frames[3] == [MDP.Command.ready.rawValue] {
                     workerIdentities[frames[0]] = identity
                 }
             }
-            perform(broker.receive(frames, now: .now))
+            actions += broker.receive(frames, now: .now)
         }
     }
 
@@ -301,57 +304,58 @@ final class KernelLoop {
         let xsubRaw = xsub.raw
         let xpubRaw = xpub.raw
         for _ in 0..<limit {
-            var rc = zmq_msg_recv(parts, xsubRaw, ZMQ_DONTWAIT)
-            if rc < 0 {
-                if zmq_errno() == EINTR { continue }
+            let count: Int
+            do {
+                guard let received = try parts.receive(xsubRaw) else { return }
+                count = received
+            } catch {
                 return
-            }
-            var count = 1
-            var size = Int(rc)
-            while zmq_msg_more(parts + min(count - 1, Self.partCount - 1)) == 1 {
-                let slot = min(count, Self.partCount - 1)
-                rc = zmq_msg_recv(parts + slot, xsubRaw, 0)
-                if rc < 0 { break }
-                size += Int(rc)
-                count += 1
             }
             guard count == 3 else {
                 noteMalformed("event with \(count) frames (expected [topic][meta][payload])")
                 continue
             }
-            let topicSize = zmq_msg_size(parts)
-            let metaSize = zmq_msg_size(parts + 1)
+            let topicSize = zmq_msg_size(parts[0])
+            let metaSize = zmq_msg_size(parts[1])
+            let size = topicSize + metaSize + zmq_msg_size(parts[2])
             guard topicSize > 0, topicSize <= Topic.maxLength,
-                let header = EventMeta.peek(UnsafeRawPointer(zmq_msg_data(parts + 1)), count: metaSize)
+                let header = EventMeta.peek(UnsafeRawPointer(zmq_msg_data(parts[1])), count: metaSize)
             else {
                 noteMalformed("event with an empty or oversized topic or an unreadable meta frame")
                 continue
             }
-            let topicKey = Array(UnsafeRawBufferPointer(start: zmq_msg_data(parts), count: topicSize))
+            // Consecutive events usually share a topic: reuse its key (no copy, and it was
+            // validated when first seen).
+            let topicBytes = parts.bytes(0)
+            let sameTopic = topicSize == lastTopicKey.count && lastTopicKey.withUnsafeBytes { memcmp($0.baseAddress!, topicBytes.baseAddress!, topicSize) == 0 }
+            let topicKey = sameTopic ? lastTopicKey : Array(topicBytes)
             var retainedCopy: (meta: [UInt8], payload: [UInt8])?
             if header.flags.contains(.retained) {
                 retainedCopy = (
-                    Array(UnsafeRawBufferPointer(start: zmq_msg_data(parts + 1), count: metaSize)),
-                    Array(UnsafeRawBufferPointer(start: zmq_msg_data(parts + 2), count: zmq_msg_size(parts + 2)))
+                    Array(UnsafeRawBufferPointer(start: zmq_msg_data(parts[1]), count: metaSize)),
+                    Array(UnsafeRawBufferPointer(start: zmq_msg_data(parts[2]), count: zmq_msg_size(parts[2])))
                 )
             }
-            if events.topics[topicKey] == nil,
-                UTF8Text.string(topicKey).map({ (try? Topic.validate($0)) != nil }) != true
-            {
-                noteMalformed("event topic '\(String(decoding: topicKey.prefix(64), as: UTF8.self))' breaks the naming rules")
-                continue
+            if !sameTopic {
+                if events.topics[topicKey] == nil,
+                    UTF8Text.string(topicKey).map({ (try? Topic.validate($0)) != nil }) != true
+                {
+                    noteMalformed("event topic '\(String(decoding: topicKey.prefix(64), as: UTF8.self))' breaks the naming rules")
+                    continue
+                }
+                lastTopicKey = topicKey
             }
             if let guardian {
-                let identity = guardian.identity(userID: zmq_msg_gets(parts, "User-Id"))
+                let identity = guardian.identity(userID: zmq_msg_gets(parts[0], "User-Id"))
                 if !guardian.allowsPublish(identity, topic: topicKey) { continue }
             }
-            let source = sourceBytes(parts + 1, metaSize)
+            let source = sourceBytes(parts[1], metaSize)
             var delivered = true
-            if zmq_msg_send(parts, xpubRaw, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0 {
+            if zmq_msg_send(parts[0], xpubRaw, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0 {
                 delivered = false
             } else {
-                zmq_msg_send(parts + 1, xpubRaw, ZMQ_SNDMORE)
-                zmq_msg_send(parts + 2, xpubRaw, 0)
+                zmq_msg_send(parts[1], xpubRaw, ZMQ_SNDMORE)
+                zmq_msg_send(parts[2], xpubRaw, 0)
             }
             events.totalMessages += 1
             events.totalBytes += UInt64(size)
