@@ -85,8 +85,9 @@ final class IOThread: TaskExecutor, Sendable {
 
     /// Flow control: publishers wait while more than `highWater` events are in the backlog,
     /// until it is down to `lowWater`.
-    static let highWater = 50_000
-    static let lowWater = 25_000
+    /// Small enough that a backlog stays in the CPU caches.
+    static let highWater = 10_000
+    static let lowWater = 5_000
 
     /// Queues an event for the publisher socket. Wakes the thread only when the queue was
     /// empty, so a burst of publishes costs one wake-up. Returns nil when stopped, else the
@@ -151,13 +152,14 @@ final class IOThread: TaskExecutor, Sendable {
 
     func takeWork(drain: Bool = true) -> (operations: [Operation], publishes: [Frames], jobs: [UnownedJob], stopping: Bool) {
         if drain { wake.drain() }
+        // Swapped out, not copied: `removeAll(keepingCapacity:)` on a buffer the caller still
+        // holds would allocate a new one as large as the biggest batch on every turn.
         return queue.withLock { q in
-            defer {
-                q.operations.removeAll(keepingCapacity: true)
-                q.publishes.removeAll(keepingCapacity: true)
-                q.jobs.removeAll(keepingCapacity: true)
-            }
-            return (q.operations, q.publishes, q.jobs, q.stopping)
+            let taken = (q.operations, q.publishes, q.jobs, q.stopping)
+            q.operations = []
+            q.publishes = []
+            q.jobs = []
+            return taken
         }
     }
 
@@ -310,11 +312,17 @@ final class IOLoop {
         var woken = true
         while true {
             // The wake-up pipe is read only when the poll saw it readable: no syscall per turn.
-            let work = thread.takeWork(drain: woken)
-            for operation in work.operations { operation(self) }
-            if !work.publishes.isEmpty { sendPublishes(work.publishes) }
-            thread.run(work.jobs)
-            if work.stopping { stopping = true }
+            // Work that work queued (a job resumed by a reply queues the next send, a handler
+            // queues its reply) runs in the same turn, up to a bound so sockets are not starved.
+            var rounds = 0
+            repeat {
+                let work = thread.takeWork(drain: woken && rounds == 0)
+                for operation in work.operations { operation(self) }
+                if !work.publishes.isEmpty { sendPublishes(work.publishes) }
+                thread.run(work.jobs)
+                if work.stopping { stopping = true }
+                rounds += 1
+            } while !stopping && rounds < 4 && thread.hasWork
             if stopping { break }
 
             let wantWritable = publisher?.isBlocked ?? false
