@@ -10,7 +10,9 @@ public final class BusClient: Sendable {
     private let state = Locked(State())
 
     struct State {
-        var seqs: [String: UInt64] = [:]
+        /// Per published topic: the last sequence number and the topic's bytes (the event's
+        /// first frame, made once per topic instead of once per event).
+        var seqs: [String: (seq: UInt64, bytes: [UInt8])] = [:]
         /// Topics whose retained publishes carry the `provisional` flag (see ``restore(_:as:deadline:service:)``).
         var provisional: Set<String> = []
         var nextID = 0
@@ -92,14 +94,14 @@ public final class BusClient: Sendable {
             let current = try? await retained(topic)
             continueSequence(topic, after: current?.meta.seq ?? 0)
         }
-        let seq = nextSeq(topic)
+        let (seq, topicBytes) = nextSeq(topic)
         var flags = extra
         if retain { flags.insert(.retained) }
         if retain, isProvisional(topic) { flags.insert(.provisional) }
         let meta = EventMeta(
             flags: flags, seq: seq, timestampMicros: WallClock.microsNow(), source: options.name, instance: options.instance,
             contentType: contentType, correlationID: correlationID, causationID: causationID)
-        try await sendWithFlowControl([Array(topic.utf8), meta.encode(), payload])
+        try await sendWithFlowControl([topicBytes, meta.encode(), payload])
     }
 
     /// Sends already-encoded event frames (used by `busctl replay`).
@@ -124,7 +126,13 @@ public final class BusClient: Sendable {
     /// Makes the next sequence number of `topic` `seq + 1`, e.g. after restoring state whose
     /// last published value had `seq`. Never moves a sequence backwards.
     public func continueSequence(_ topic: String, after seq: UInt64) {
-        state.withLock { s in s.seqs[topic] = max(s.seqs[topic] ?? 0, seq) }
+        state.withLock { s in
+            if let index = s.seqs.index(forKey: topic) {
+                s.seqs.values[index].seq = max(s.seqs.values[index].seq, seq)
+            } else {
+                s.seqs[topic] = (seq, Array(topic.utf8))
+            }
+        }
     }
 
     /// True when `topic` could not be restored at start, so its retained publishes are flagged
@@ -143,11 +151,16 @@ public final class BusClient: Sendable {
         state.withLock { $0.seqs[topic] != nil }
     }
 
-    private func nextSeq(_ topic: String) -> UInt64 {
+    /// The next sequence number of `topic`, and its bytes.
+    private func nextSeq(_ topic: String) -> (seq: UInt64, bytes: [UInt8]) {
         state.withLock { s in
-            let next = (s.seqs[topic] ?? 0) + 1
-            s.seqs[topic] = next
-            return next
+            if let index = s.seqs.index(forKey: topic) {
+                s.seqs.values[index].seq += 1
+                return s.seqs.values[index]
+            }
+            let bytes = Array(topic.utf8)
+            s.seqs[topic] = (1, bytes)
+            return (1, bytes)
         }
     }
 

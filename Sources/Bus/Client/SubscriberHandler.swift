@@ -1,3 +1,6 @@
+import CZeroMQ
+import Foundation
+
 /// The process's one SUB socket: local subscriptions by pattern, reference-counted wire
 /// prefixes, fan-out of each event to every matching local subscription.
 final class SubscriberHandler: IOHandler {
@@ -54,18 +57,24 @@ final class SubscriberHandler: IOHandler {
         }
     }
 
+    /// Frames are read in place from libzmq's buffers: only the payload is copied (it becomes
+    /// the event's), the topic and meta are compared with the previous event's and decoded
+    /// without copies when they repeat.
+    private let parts = ZMQParts(capacity: 4)
+
     /// Reads what is waiting (up to a bound), then hands each subscription its batch.
     func readable(_ loop: IOLoop) {
+        let raw = socket.raw
         for _ in 0..<4096 {
-            let frames: Frames
+            let count: Int
             do {
-                guard let received = try socket.receive() else { break }
-                frames = received
+                guard let received = try parts.receive(raw) else { break }
+                count = received
             } catch {
                 loop.logger.error("subscriber receive failed", metadata: ["error": error.description])
                 break
             }
-            collect(frames)
+            collect(frameCount: count)
         }
         for local in locals.values where !local.pending.isEmpty {
             local.channel.push(local.pending)
@@ -78,21 +87,25 @@ final class SubscriberHandler: IOHandler {
     /// The last topic's bytes and string: consecutive events usually share their topic.
     private var lastTopic: (bytes: [UInt8], text: String) = ([], "")
 
-    private func topic(_ bytes: [UInt8]) -> String? {
-        if !bytes.isEmpty, bytes == lastTopic.bytes { return lastTopic.text }
-        guard let text = UTF8Text.string(bytes) else { return nil }
-        lastTopic = (bytes, text)
+    private func topic(_ bytes: UnsafeRawBufferPointer) -> String? {
+        if !bytes.isEmpty, bytes.count == lastTopic.bytes.count,
+            lastTopic.bytes.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 })
+        {
+            return lastTopic.text
+        }
+        guard let text = UTF8Text.string(bytes.bindMemory(to: UInt8.self)) else { return nil }
+        lastTopic = (Array(bytes), text)
         return text
     }
 
-    private func collect(_ frames: Frames) {
-        guard frames.count == 3, let topic = topic(frames[0]),
-            let meta = try? EventMeta.decode(frames[1], cache: &metaCache)
+    private func collect(frameCount: Int) {
+        guard frameCount == 3, let topic = topic(parts.bytes(0)),
+            let meta = try? EventMeta.decode(parts.bytes(1), cache: &metaCache)
         else {
             malformed += 1
             return
         }
-        var event = BusEvent(topic: topic, meta: meta, payload: frames[2])
+        var event = BusEvent(topic: topic, meta: meta, payload: Array(parts.bytes(2)))
         for local in locals.values where local.patterns.contains(where: { $0.matches(topic) }) {
             event.missed = local.gaps.record(event)
             local.pending.append(event)
@@ -104,5 +117,6 @@ final class SubscriberHandler: IOHandler {
     func close(_ loop: IOLoop) {
         loop.release(socket)
         socket.close()
+        parts.close()
     }
 }

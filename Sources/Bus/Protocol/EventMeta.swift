@@ -68,18 +68,28 @@ public struct EventMeta: Equatable, Sendable {
         out.append(flags.rawValue)
         out.appendBigEndian(seq)
         out.appendBigEndian(timestampMicros)
-        for text in [source, instance, contentType, correlationID, causationID] {
-            var bytes = Array(text.utf8)
-            if bytes.count > 255 {
-                // Cut on a character boundary: never before a UTF-8 continuation byte.
-                var end = 255
-                while end > 0 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
-                bytes = Array(bytes[..<end])
-            }
-            out.append(UInt8(bytes.count))
-            out.append(contentsOf: bytes)
-        }
+        Self.appendField(source, to: &out)
+        Self.appendField(instance, to: &out)
+        Self.appendField(contentType, to: &out)
+        Self.appendField(correlationID, to: &out)
+        Self.appendField(causationID, to: &out)
         return out
+    }
+
+    /// A length byte and at most 255 bytes of `text`, cut on a character boundary (never
+    /// before a UTF-8 continuation byte). Copies straight from the string's storage.
+    private static func appendField(_ text: String, to out: inout [UInt8]) {
+        let utf8 = text.utf8
+        guard utf8.count > 255 else {
+            out.append(UInt8(utf8.count))
+            out.append(contentsOf: utf8)
+            return
+        }
+        let bytes = Array(utf8)
+        var end = 255
+        while end > 0 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
+        out.append(UInt8(end))
+        out.append(contentsOf: bytes[..<end])
     }
 
     /// Decodes a header. Throws ``BusError/malformed(_:)`` naming what was wrong.
@@ -136,6 +146,25 @@ public struct EventMeta: Equatable, Sendable {
         cache.tail = Array(bytes[fixedSize...])
         cache.strings = [meta.source, meta.instance, meta.contentType, meta.correlationID, meta.causationID]
         return meta
+    }
+
+    /// Like ``decode(_:cache:)`` for bytes still in a receive buffer: copies them only when
+    /// the string fields differ from the cached header's.
+    static func decode(_ raw: UnsafeRawBufferPointer, cache: inout DecodeCache) throws(BusError) -> EventMeta {
+        let tailCount = raw.count - fixedSize
+        guard tailCount > 0, tailCount == cache.tail.count, raw[0] == version,
+            cache.tail.withUnsafeBytes({ memcmp(raw.baseAddress! + fixedSize, $0.baseAddress!, tailCount) == 0 })
+        else { return try decode(Array(raw), cache: &cache) }
+        var seq: UInt64 = 0
+        var time: UInt64 = 0
+        for i in 0..<8 {
+            seq = seq << 8 | UInt64(raw[2 + i])
+            time = time << 8 | UInt64(raw[10 + i])
+        }
+        let s = cache.strings
+        return EventMeta(
+            flags: Flags(rawValue: raw[1]), seq: seq, timestampMicros: time, source: s[0], instance: s[1],
+            contentType: s[2], correlationID: s[3], causationID: s[4])
     }
 
     /// Reads only the flags and sequence number, without allocating: the kernel's fast path.
