@@ -327,7 +327,8 @@ final class KernelLoop {
             // Consecutive events usually share a topic: reuse its key (no copy, and it was
             // validated when first seen).
             let topicBytes = parts.bytes(0)
-            let sameTopic = topicSize == lastTopicKey.count && lastTopicKey.withUnsafeBytes { memcmp($0.baseAddress!, topicBytes.baseAddress!, topicSize) == 0 }
+            let sameTopic =
+                topicSize == lastTopicKey.count && lastTopicKey.withUnsafeBytes { memcmp($0.baseAddress!, topicBytes.baseAddress!, topicSize) == 0 }
             let topicKey = sameTopic ? lastTopicKey : Array(topicBytes)
             var retainedCopy: (meta: [UInt8], payload: [UInt8])?
             if header.flags.contains(.retained) {
