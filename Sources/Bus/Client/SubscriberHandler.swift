@@ -64,11 +64,10 @@ final class SubscriberHandler: IOHandler {
 
     /// Reads what is waiting (up to a bound), then hands each subscription its batch.
     func readable(_ loop: IOLoop) {
-        let raw = socket.raw
         for _ in 0..<4096 {
             let count: Int
             do {
-                guard let received = try parts.receive(raw) else { break }
+                guard let received = try parts.receive(socket) else { break }
                 count = received
             } catch {
                 loop.logger.error("subscriber receive failed", metadata: ["error": error.description])

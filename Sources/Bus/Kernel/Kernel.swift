@@ -301,12 +301,13 @@ final class KernelLoop {
 
     /// Moves up to `limit` events from XSUB to XPUB without copying: the kernel's hot path.
     private func forwardEvents(limit: Int) {
-        let xsubRaw = xsub.raw
         let xpubRaw = xpub.raw
+        // Sent on below with zmq_msg_send, past ZMQSocket's bookkeeping.
+        xpub.needsEventCheck = true
         for _ in 0..<limit {
             let count: Int
             do {
-                guard let received = try parts.receive(xsubRaw) else { return }
+                guard let received = try parts.receive(xsub) else { return }
                 count = received
             } catch {
                 return

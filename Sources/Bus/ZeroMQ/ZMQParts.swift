@@ -39,20 +39,25 @@ final class ZMQParts {
         return UnsafeRawBufferPointer(start: zmq_msg_data(msg), count: zmq_msg_size(msg))
     }
 
-    /// Receives one whole multipart message from the raw socket `socket`. Returns its frame
-    /// count, or nil when none is waiting (`dontWait`, `EAGAIN`). Throws other errors.
-    func receive(_ socket: UnsafeMutableRawPointer, dontWait: Bool = true) throws(ZMQError) -> Int? {
+    /// Receives one whole multipart message from `socket`. Returns its frame count, or nil
+    /// when none is waiting (`dontWait`, `EAGAIN`). Throws other errors.
+    func receive(_ socket: ZMQSocket, dontWait: Bool = true) throws(ZMQError) -> Int? {
+        let raw = socket.raw
+        socket.needsEventCheck = true
         while true {
-            if zmq_msg_recv(messages, socket, dontWait ? ZMQ_DONTWAIT : 0) >= 0 { break }
+            if zmq_msg_recv(messages, raw, dontWait ? ZMQ_DONTWAIT : 0) >= 0 { break }
             let code = zmq_errno()
             if code == EINTR { continue }
-            if code == EAGAIN { return nil }
-            throw ZMQError(code: code, call: "zmq_msg_recv")
+            if code == EAGAIN {
+                socket.needsEventCheck = false
+                return nil
+            }
+            throw ZMQError(code: code, call: "zmq_msg_recv(\(socket.endpoint))")
         }
         var count = 1
         while zmq_msg_more(messages + min(count - 1, capacity - 1)) == 1 {
             // The rest of a message is queued atomically with its first frame.
-            if zmq_msg_recv(messages + min(count, capacity - 1), socket, 0) < 0 { break }
+            if zmq_msg_recv(messages + min(count, capacity - 1), raw, 0) < 0 { break }
             count += 1
         }
         return count

@@ -16,6 +16,11 @@ public final class ZMQSocket {
     public let type: ZMQSocketType
     /// Where the socket was bound or connected, for error messages.
     public private(set) var endpoint: String = ""
+    /// True when the socket was used since it was last known to have nothing pending: its
+    /// edge-triggered `ZMQ_FD` may then not fire for what is already there, so ``ZMQPoller``
+    /// asks for ``events()`` before it waits. A receive that ends in `EAGAIN` and ``events()``
+    /// clear it; anything else that reaches libzmq sets it.
+    public internal(set) var needsEventCheck = true
 
     /// Creates a socket of `type` on `context` and applies `tuning`.
     public init(_ context: ZMQContext, _ type: ZMQSocketType, tuning: SocketTuning = .default) throws(ZMQError) {
@@ -55,6 +60,7 @@ public final class ZMQSocket {
     /// Sets an integer option (`ZMQ_LINGER`, `ZMQ_SNDHWM`, ...).
     public func set(_ option: Int32, _ value: Int32) throws(ZMQError) {
         var v = value
+        needsEventCheck = true
         let raw = self.raw
         try zmqCheck("zmq_setsockopt(\(option)=\(value))") {
             zmq_setsockopt(raw, option, &v, MemoryLayout<Int32>.size)
@@ -64,6 +70,7 @@ public final class ZMQSocket {
     /// Sets a 64-bit integer option (`ZMQ_MAXMSGSIZE`).
     public func set64(_ option: Int32, _ value: Int64) throws(ZMQError) {
         var v = value
+        needsEventCheck = true
         let raw = self.raw
         try zmqCheck("zmq_setsockopt(\(option)=\(value))") {
             zmq_setsockopt(raw, option, &v, MemoryLayout<Int64>.size)
@@ -72,6 +79,7 @@ public final class ZMQSocket {
 
     /// Sets a binary option (`ZMQ_SUBSCRIBE`, `ZMQ_ROUTING_ID`, CURVE keys).
     public func set(_ option: Int32, bytes: [UInt8]) throws(ZMQError) {
+        needsEventCheck = true
         let raw = self.raw
         try zmqCheck("zmq_setsockopt(\(option), \(bytes.count) bytes)") {
             bytes.withUnsafeBytes { zmq_setsockopt(raw, option, $0.baseAddress, $0.count) }
@@ -113,12 +121,14 @@ public final class ZMQSocket {
 
     public func bind(_ endpoint: String) throws(ZMQError) {
         let raw = self.raw
+        needsEventCheck = true
         try zmqCheck("zmq_bind(\(endpoint))") { zmq_bind(raw, endpoint) }
         self.endpoint = (try? getString(ZMQ_LAST_ENDPOINT)) ?? endpoint
     }
 
     public func connect(_ endpoint: String) throws(ZMQError) {
         let raw = self.raw
+        needsEventCheck = true
         try zmqCheck("zmq_connect(\(endpoint))") { zmq_connect(raw, endpoint) }
         self.endpoint = endpoint
     }
@@ -140,6 +150,7 @@ public final class ZMQSocket {
     public func send(_ frames: Frames, dontWait: Bool = true) throws(ZMQError) -> Bool {
         precondition(!frames.isEmpty, "a message has at least one frame")
         let raw = self.raw
+        needsEventCheck = true
         let last = frames.count - 1
         for (index, frame) in frames.enumerated() {
             var flags: Int32 = dontWait ? ZMQ_DONTWAIT : 0
@@ -169,14 +180,19 @@ public final class ZMQSocket {
         -> (frames: Frames, property: String?)?
     {
         var frames: Frames = []
+        frames.reserveCapacity(8)
         var value: String?
         var msg = zmq_msg_t()
         zmq_msg_init(&msg)
         defer { zmq_msg_close(&msg) }
         let raw = self.raw
+        needsEventCheck = true
         repeat {
             let flags: Int32 = (dontWait && frames.isEmpty) ? ZMQ_DONTWAIT : 0
             guard try zmqCall("zmq_msg_recv(\(endpoint))", { zmq_msg_recv(&msg, raw, flags) }) != nil else {
+                // EAGAIN: libzmq processed its commands and found nothing; its descriptor
+                // will fire for the next message.
+                needsEventCheck = !frames.isEmpty
                 return nil
             }
             let size = zmq_msg_size(&msg)
@@ -197,6 +213,15 @@ public final class ZMQSocket {
 
     /// Whether a message can be read now (`ZMQ_EVENTS & ZMQ_POLLIN`).
     public var isReadable: Bool {
-        ((try? get(ZMQ_EVENTS)) ?? 0) & Int32(ZMQ_POLLIN) != 0
+        ((try? events()) ?? 0) & Int16(ZMQ_POLLIN) != 0
+    }
+
+    /// `ZMQ_EVENTS`: `ZMQ_POLLIN` when a message can be read, `ZMQ_POLLOUT` when one can be
+    /// sent. Processes libzmq's pending commands, so afterwards the descriptor fires for
+    /// anything new.
+    public func events() throws(ZMQError) -> Int16 {
+        let value = try get(ZMQ_EVENTS)
+        needsEventCheck = false
+        return Int16(truncatingIfNeeded: value)
     }
 }
