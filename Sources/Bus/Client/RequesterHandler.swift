@@ -46,21 +46,25 @@ final class RequesterHandler: IOHandler {
     }
 
     private func flush() {
-        while let id = unsent.first {
-            guard let request = pending[id] else {
-                unsent.removeFirst()
+        var done = 0
+        defer { unsent.removeFirst(done) }
+        for id in unsent {
+            guard let index = pending.index(forKey: id) else {
+                done += 1
                 continue
             }
             do {
-                guard try socket.send(request.frames) else { return }
+                guard try socket.send(pending.values[index].frames) else { return }
             } catch {
-                pending[id] = nil
-                unsent.removeFirst()
+                let request = pending.remove(at: index).value
+                done += 1
                 request.completion(.failed(.zmq(error)))
                 continue
             }
-            pending[id]!.sent = true
-            unsent.removeFirst()
+            pending.values[index].sent = true
+            // Sent: the frames are not needed any more.
+            pending.values[index].frames = []
+            done += 1
         }
     }
 
@@ -71,24 +75,23 @@ final class RequesterHandler: IOHandler {
                 loop.logger.warning("dropped a reply that is not MDPC01", metadata: ["frames": String(frames.count)])
                 continue
             }
-            let service = String(decoding: frames[2], as: UTF8.self)
-            let body = Array(frames.dropFirst(3))
             let reply: ReplyBody
             do {
-                reply = try ReplyBody.decode(body)
+                reply = try ReplyBody.decode(frames, from: 3)
             } catch {
-                loop.logger.warning("dropped a reply from \(service): \(error)")
+                loop.logger.warning("dropped a reply from \(String(decoding: frames[2], as: UTF8.self)): \(error)")
                 continue
             }
-            var id = reply.meta.id
-            if id == nil || pending[id!] == nil {
+            var index = reply.meta.id.flatMap { pending.index(forKey: $0) }
+            if index == nil {
                 // A reply without our id (an unmodified worker): match it when only one
                 // request to that service is waiting.
-                let candidates = pending.filter { $0.value.service == service && $0.value.sent }
-                id = candidates.count == 1 ? candidates.first!.key : nil
+                let service = String(decoding: frames[2], as: UTF8.self)
+                let candidates = pending.indices.filter { pending.values[$0].service == service && pending.values[$0].sent }
+                index = candidates.count == 1 ? candidates[0] : nil
             }
-            guard let id, let request = pending.removeValue(forKey: id) else { continue }
-            request.completion(.reply(reply))
+            guard let index else { continue }
+            pending.remove(at: index).value.completion(.reply(reply))
         }
     }
 

@@ -4,7 +4,9 @@ import Foundation
 struct WorkerRequest: Sendable {
     let worker: ObjectIdentifier
     let client: [UInt8]
-    let body: Frames
+    /// The whole message as received; the request body starts at `bodyStart` (not copied out).
+    let frames: Frames
+    let bodyStart: Int
     let received: ContinuousClock.Instant
 }
 
@@ -65,7 +67,7 @@ final class WorkerHandler: IOHandler {
                     continue
                 }
                 inFlight += 1
-                sink(WorkerRequest(worker: ObjectIdentifier(self), client: frames[3], body: Array(frames.dropFirst(5)), received: .now))
+                sink(WorkerRequest(worker: ObjectIdentifier(self), client: frames[3], frames: frames, bodyStart: 5, received: .now))
             case .heartbeat:
                 break
             case .disconnect:

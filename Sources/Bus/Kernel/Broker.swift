@@ -408,7 +408,12 @@ public struct ServiceEvent: Codable, Equatable, Sendable {
 extension ReplyBody {
     /// The status of a reply body without decoding the rest; nil when it is not ours.
     static func peekStatus(_ body: Frames) -> Int? {
-        guard let first = body.first, first.count == 3 else { return nil }
+        body.first.flatMap(peekStatus)
+    }
+
+    /// The status in a status frame: three ASCII digits.
+    static func peekStatus(_ first: [UInt8]) -> Int? {
+        guard first.count == 3 else { return nil }
         var value = 0
         for byte in first {
             guard byte >= 0x30 && byte <= 0x39 else { return nil }

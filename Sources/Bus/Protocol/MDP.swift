@@ -58,37 +58,55 @@ public enum MDP {
     }
 
     // MARK: builders (without the ROUTER routing id unless named `to`)
+    // Every request crosses four of these: each builds its message in one allocation, with the
+    // constant frames shared (an array literal followed by `+ body` made three).
+
+    /// The one-byte command frames, made once.
+    private static let commandFrames: [[UInt8]] = (0...5).map { [UInt8($0)] }
+
+    private static func frame(_ command: Command) -> [UInt8] { commandFrames[Int(command.rawValue)] }
+
+    /// `head` then `body` in one allocation (`head` is a literal the optimizer keeps on the
+    /// stack: it does not escape).
+    @inline(__always)
+    private static func message(_ head: [[UInt8]], body: Frames) -> Frames {
+        var frames: Frames = []
+        frames.reserveCapacity(head.count + body.count)
+        frames.append(contentsOf: head)
+        frames.append(contentsOf: body)
+        return frames
+    }
 
     /// Broker -> client: `[id][""][MDPC01][service][body...]`.
     public static func clientReply(to client: [UInt8], service: String, body: Frames) -> Frames {
-        [client, [], Self.client, Array(service.utf8)] + body
+        message([client, [], Self.client, Array(service.utf8)], body: body)
     }
 
     /// Broker -> worker: `[id][""][MDPW01][0x02][client][""][body...]`.
     public static func request(to worker: [UInt8], client: [UInt8], body: Frames) -> Frames {
-        [worker, [], Self.worker, [Command.request.rawValue], client, []] + body
+        message([worker, [], Self.worker, frame(.request), client, []], body: body)
     }
 
     /// Broker -> worker heartbeat or disconnect.
     public static func command(to worker: [UInt8], _ command: Command) -> Frames {
-        [worker, [], Self.worker, [command.rawValue]]
+        [worker, [], Self.worker, frame(command)]
     }
 
     /// Client (DEALER) -> broker: `[""][MDPC01][service][body...]`.
     public static func clientRequest(service: String, body: Frames) -> Frames {
-        [[], Self.client, Array(service.utf8)] + body
+        message([[], Self.client, Array(service.utf8)], body: body)
     }
 
     /// Worker (DEALER) -> broker.
     public static func workerReady(service: String, metadata: [UInt8]) -> Frames {
-        [[], Self.worker, [Command.ready.rawValue], Array(service.utf8), metadata]
+        [[], Self.worker, frame(.ready), Array(service.utf8), metadata]
     }
 
     public static func workerReply(client: [UInt8], body: Frames) -> Frames {
-        [[], Self.worker, [Command.reply.rawValue], client, []] + body
+        message([[], Self.worker, frame(.reply), client, []], body: body)
     }
 
     public static func workerCommand(_ command: Command) -> Frames {
-        [[], Self.worker, [command.rawValue]]
+        [[], Self.worker, frame(command)]
     }
 }

@@ -58,20 +58,26 @@ public struct RequestBody: Equatable, Sendable {
 
     /// Decodes `[method][meta][payload]`; `meta` and `payload` may be missing or empty.
     public static func decode(_ frames: Frames) throws(BusError) -> RequestBody {
-        guard let first = frames.first, !first.isEmpty else {
+        try decode(frames, from: 0)
+    }
+
+    /// Decodes the body that starts at frame `start` of a whole message (no copy of the frames
+    /// after the MDP header).
+    static func decode(_ frames: Frames, from start: Int) throws(BusError) -> RequestBody {
+        guard start < frames.count, !frames[start].isEmpty else {
             throw .malformed("request body has no method frame")
         }
-        guard let method = UTF8Text.string(first) else {
+        guard let method = UTF8Text.string(frames[start]) else {
             throw .malformed("method name is not UTF-8")
         }
         var meta = RequestMeta()
-        if frames.count > 1, !frames[1].isEmpty {
-            guard let parsed = RequestMeta.parse(frames[1]) else {
+        if frames.count > start + 1, !frames[start + 1].isEmpty {
+            guard let parsed = RequestMeta.parse(frames[start + 1]) else {
                 throw .malformed("request meta is not a JSON object")
             }
             meta = parsed
         }
-        return RequestBody(method: method, meta: meta, payload: frames.count > 2 ? frames[2] : [])
+        return RequestBody(method: method, meta: meta, payload: frames.count > start + 2 ? frames[start + 2] : [])
     }
 
     /// Reads only the meta frame of an otherwise opaque body, for the kernel (deadline, id).
@@ -134,21 +140,29 @@ public struct ReplyBody: Equatable, Sendable {
     }
 
     public func encode() -> Frames {
-        [Array(String(status).utf8), meta.json(), payload]
+        [status == 200 ? Self.okFrame : Array(String(status).utf8), meta.json(), payload]
     }
 
+    private static let okFrame: [UInt8] = Array("200".utf8)
+
     public static func decode(_ frames: Frames) throws(BusError) -> ReplyBody {
-        guard let status = peekStatus(frames) else {
+        try decode(frames, from: 0)
+    }
+
+    /// Decodes the body that starts at frame `start` of a whole message (no copy of the frames
+    /// after the MDP header).
+    static func decode(_ frames: Frames, from start: Int) throws(BusError) -> ReplyBody {
+        guard start < frames.count, let status = peekStatus(frames[start]) else {
             throw .malformed("reply body does not start with a 3-digit status frame")
         }
         var meta = ReplyMeta()
-        if frames.count > 1, !frames[1].isEmpty {
-            guard let parsed = ReplyMeta.parse(frames[1]) else {
+        if frames.count > start + 1, !frames[start + 1].isEmpty {
+            guard let parsed = ReplyMeta.parse(frames[start + 1]) else {
                 throw .malformed("reply meta is not a JSON object")
             }
             meta = parsed
         }
-        return ReplyBody(status: status, meta: meta, payload: frames.count > 2 ? frames[2] : [])
+        return ReplyBody(status: status, meta: meta, payload: frames.count > start + 2 ? frames[start + 2] : [])
     }
 
     /// The structured error of a non-2xx reply (a generic one if the payload is not one).

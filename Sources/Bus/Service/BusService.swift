@@ -81,11 +81,12 @@ public final class BusService: Sendable {
     /// The registered method names.
     public var methods: [String] { handlers.withLock { $0.keys.sorted() } }
 
-    /// Answers one request body: decodes it, runs the handler, maps errors to statuses.
-    func answer(_ body: Frames, received: ContinuousClock.Instant, instance: String, logger: Logger) async -> ReplyBody {
+    /// Answers one request body (the frames of `message` from `start` on): decodes it, runs
+    /// the handler, maps errors to statuses.
+    func answer(_ message: Frames, from start: Int, received: ContinuousClock.Instant, instance: String, logger: Logger) async -> ReplyBody {
         let request: RequestBody
         do {
-            request = try RequestBody.decode(body)
+            request = try RequestBody.decode(message, from: start)
         } catch {
             return .error(400, code: "malformed", message: error.description, id: nil, from: instance)
         }
