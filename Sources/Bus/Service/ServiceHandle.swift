@@ -47,7 +47,8 @@ public final class ServiceHandle: Sendable {
                 while let (batch, _) = await requests.take() {
                     for request in batch {
                         counters.withLock { $0.inFlight += 1 }
-                        let reply = await service.answer(request.frames, from: request.bodyStart, received: request.received, instance: client.instance, logger: logger)
+                        let reply = await service.answer(
+                            request.frames, from: request.bodyStart, received: request.received, instance: client.instance, logger: logger)
                         let frames = reply.encode()
                         io.submit { loop in
                             (loop.handlers[request.worker] as? WorkerHandler)?.reply(loop, client: request.client, body: frames)
