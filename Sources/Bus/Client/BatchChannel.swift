@@ -73,12 +73,13 @@ final class BatchChannel<Element: Sendable>: Sendable {
                 onCancel()
                 return nil
             }
+            // Swapped out, not copied: `removeAll(keepingCapacity:)` on the buffer just handed
+            // out would allocate a new one as large as the biggest batch on every take.
             let (batch, finished, dropped) = state.withLock { s -> ([Element], Bool, UInt64) in
-                defer {
-                    s.buffer.removeAll(keepingCapacity: true)
-                    s.dropped = 0
-                }
-                return (s.buffer, s.finished, s.dropped)
+                let taken = (s.buffer, s.finished, s.dropped)
+                s.buffer = []
+                s.dropped = 0
+                return taken
             }
             if !batch.isEmpty { return (batch, dropped) }
             if finished { return nil }

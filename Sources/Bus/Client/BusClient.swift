@@ -116,10 +116,11 @@ public final class BusClient: Sendable {
         if backlog > IOThread.highWater { await io.waitForRoom() }
     }
 
-    func checkSize(_ payload: [UInt8], what: String) throws(BusError) {
+    /// `what` is only built for the error (not on every publish and call).
+    func checkSize(_ payload: [UInt8], what: @autoclosure () -> String) throws(BusError) {
         if payload.count > options.maxPayloadBytes {
             throw .invalidPayload(
-                "\(what) is \(payload.count) bytes, over the \(options.maxPayloadBytes)-byte limit (the kernel would drop the connection)")
+                "\(what()) is \(payload.count) bytes, over the \(options.maxPayloadBytes)-byte limit (the kernel would drop the connection)")
         }
     }
 
@@ -260,14 +261,22 @@ public struct BusSubscription: AsyncSequence, Sendable {
     public struct Iterator: AsyncIteratorProtocol {
         let channel: EventChannel
         let lifetime: SubscriptionLifetime
-        var batch: [BusEvent] = []
-        var index = 0
+        @usableFromInline var batch: [BusEvent] = []
+        @usableFromInline var index = 0
 
+        /// Inlinable so that taking an event of the current batch is inlined into the
+        /// consumer's loop: no async call per event, only one per batch.
+        @inlinable
         public mutating func next() async -> BusEvent? {
             if index < batch.count {
                 defer { index += 1 }
                 return batch[index]
             }
+            return await nextBatch()
+        }
+
+        @usableFromInline
+        mutating func nextBatch() async -> BusEvent? {
             guard let next = await channel.nextEvents() else { return nil }
             batch = next
             index = 1
