@@ -20,6 +20,30 @@ struct RequestPlaneTests {
         }
     }
 
+    /// A worker whose kernel goes silent (stopped, not gone) reconnects on its own timer and
+    /// serves again once the kernel resumes; the worker's I/O loop must not touch the socket it
+    /// closed while reconnecting.
+    @Test func silentKernel_workerReconnectsOnItsTimer_andServesAfterTheKernelResumes() async throws {
+        try await Harness.with { h in
+            let service = try h.spawn(
+                Binaries.testService, ["--name", "quietsvc"], name: "quietsvc", environment: ["BUS_HEARTBEAT_MS": "200"])
+            let registered = await eventually { ((try? await h.instances(of: "quietsvc")) ?? []).count == 1 }
+            #expect(registered)
+            h.kernel.signal(SIGSTOP)
+            // 3 heartbeats of 200 ms without a word from the kernel: the worker reconnects.
+            let reconnected = await eventually(timeout: .seconds(10)) { service.stderr.contains("reconnects") }
+            h.kernel.signal(SIGCONT)
+            #expect(reconnected)
+            let caller = h.client()
+            let served = await eventually(timeout: .seconds(15), every: .milliseconds(100)) {
+                (try? await caller.call("quietsvc", "echo", payload: Array("{}".utf8), timeout: .seconds(1)))?.status == 200
+            }
+            #expect(served)
+            let running = service.isRunning
+            #expect(running)
+        }
+    }
+
     @Test func request_beforeAnyWorker_isAnsweredOnceWorkerRegisters() async throws {
         try await Harness.with { h in
             let bus = h.client()

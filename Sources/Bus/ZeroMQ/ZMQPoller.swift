@@ -58,7 +58,11 @@ public struct ZMQPoller {
         // is already pending, so ask them first, and do not sleep if one is ready.
         for index in sockets.indices {
             ready[index] = 0
-            guard let socket = sockets[index], socket.needsEventCheck || wanted[index] & Int16(ZMQ_POLLOUT) != 0 else { continue }
+            // A socket closed since the set was built (a handler replaced it) is skipped until
+            // the owner rebuilds the set.
+            guard let socket = sockets[index], !socket.isClosed,
+                socket.needsEventCheck || wanted[index] & Int16(ZMQ_POLLOUT) != 0
+            else { continue }
             ready[index] = try socket.events() & wanted[index]
             if ready[index] != 0 { timeout = 0 }
         }
@@ -72,7 +76,7 @@ public struct ZMQPoller {
         for index in sockets.indices {
             if fds[index].revents != 0 {
                 if let socket = sockets[index] {
-                    ready[index] |= try socket.events() & wanted[index]
+                    if !socket.isClosed { ready[index] |= try socket.events() & wanted[index] }
                 } else {
                     ready[index] = Int16(ZMQ_POLLIN)
                 }

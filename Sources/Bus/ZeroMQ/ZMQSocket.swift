@@ -50,6 +50,9 @@ public final class ZMQSocket {
         handle = nil
     }
 
+    /// True once ``close()`` ran.
+    public var isClosed: Bool { handle == nil }
+
     var raw: UnsafeMutableRawPointer {
         guard let handle else { preconditionFailure("use of closed ZMQSocket(\(type), \(endpoint))") }
         return handle
