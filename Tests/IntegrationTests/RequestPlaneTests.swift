@@ -24,7 +24,11 @@ struct RequestPlaneTests {
     /// serves again once the kernel resumes; the worker's I/O loop must not touch the socket it
     /// closed while reconnecting.
     @Test func silentKernel_workerReconnectsOnItsTimer_andServesAfterTheKernelResumes() async throws {
-        try await Harness.with { h in
+        // Kernel and worker agree on a short heartbeat (as BUS_HEARTBEAT_MS makes them in a
+        // deployment): a worker expecting 200 ms heartbeats from a kernel that sends one a
+        // second would give up on it after every reconnect.
+        try await Harness.with(kernelArguments: ["--heartbeat-ms", "200"]) { h in
+            try await h.admit("quietsvc")
             let service = try h.spawn(
                 Binaries.testService, ["--name", "quietsvc"], name: "quietsvc", environment: ["BUS_HEARTBEAT_MS": "200"])
             let registered = await eventually { ((try? await h.instances(of: "quietsvc")) ?? []).count == 1 }
