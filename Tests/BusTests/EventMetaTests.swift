@@ -1,5 +1,6 @@
-import Bus
 import Testing
+
+@testable import Bus
 
 struct EventMetaTests {
     let sample = EventMeta(
@@ -8,6 +9,23 @@ struct EventMetaTests {
 
     @Test func roundTrip_keepsEveryField() throws {
         #expect(try EventMeta.decode(sample.encode()) == sample)
+    }
+
+    /// The publisher's path: string fields encoded once, headers written into one reused
+    /// buffer. A shorter header after a longer one must not keep the longer one's bytes.
+    @Test func reusedBuffer_writesTheSameBytesAsEncode() throws {
+        var other = sample
+        other.instance = "i"
+        other.correlationID = ""
+        var buffer: [UInt8] = []
+        for meta in [sample, other, sample] {
+            let tail = EventMeta.encodeTail(
+                source: meta.source, instance: meta.instance, contentType: meta.contentType, correlationID: meta.correlationID,
+                causationID: meta.causationID)
+            EventMeta.write(flags: meta.flags, seq: meta.seq, timestampMicros: meta.timestampMicros, tail: tail, to: &buffer)
+            #expect(buffer == meta.encode())
+            #expect(try EventMeta.decode(buffer) == meta)
+        }
     }
 
     @Test func cachedDecode_reusesStringsOnlyWhenTheyAreTheSame() throws {

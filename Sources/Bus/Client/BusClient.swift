@@ -17,6 +17,9 @@ public final class BusClient: Sendable {
         var provisional: Set<String> = []
         var nextID = 0
         var closed = false
+        /// The last encoded meta string fields (source and instance are this client's; the
+        /// rest are per publish, and nearly always the same from one event to the next).
+        var metaTail: (contentType: String, correlationID: String, causationID: String, bytes: [UInt8])?
     }
 
     /// The executor of this client's I/O thread. A task that prefers it
@@ -94,25 +97,27 @@ public final class BusClient: Sendable {
             let current = try? await retained(topic)
             continueSequence(topic, after: current?.meta.seq ?? 0)
         }
-        let (seq, topicBytes) = nextSeq(topic)
+        let (seq, topicBytes, metaTail) = nextSeq(topic, contentType: contentType, correlationID: correlationID, causationID: causationID)
         var flags = extra
         if retain { flags.insert(.retained) }
         if retain, isProvisional(topic) { flags.insert(.provisional) }
-        let meta = EventMeta(
-            flags: flags, seq: seq, timestampMicros: WallClock.microsNow(), source: options.name, instance: options.instance,
-            contentType: contentType, correlationID: correlationID, causationID: causationID)
-        try await sendWithFlowControl([topicBytes, meta.encode(), payload])
+        // The meta frame is written on the I/O thread from these parts, into one reused buffer:
+        // no allocation per event on either thread.
+        try await sendWithFlowControl(
+            .event(
+                topic: topicBytes, flags: flags, seq: seq, timestampMicros: WallClock.microsNow(), metaTail: metaTail,
+                payload: payload))
     }
 
     /// Sends already-encoded event frames (used by `busctl replay`).
     public func send(event frames: Frames) throws(BusError) {
-        guard io.publish(frames) != nil else { throw .closed }
+        guard io.publish(.frames(frames)) != nil else { throw .closed }
     }
 
     /// Like ``send(event:)``, then waits while the publish backlog is over its high-water mark
     /// (flow control instead of silent drops when the kernel cannot keep up).
-    func sendWithFlowControl(_ frames: Frames) async throws(BusError) {
-        guard let backlog = io.publish(frames) else { throw .closed }
+    func sendWithFlowControl(_ event: OutboundEvent) async throws(BusError) {
+        guard let backlog = io.publish(event) else { throw .closed }
         if backlog > IOThread.highWater { await io.waitForRoom() }
     }
 
@@ -152,16 +157,30 @@ public final class BusClient: Sendable {
         state.withLock { $0.seqs[topic] != nil }
     }
 
-    /// The next sequence number of `topic`, and its bytes.
-    private func nextSeq(_ topic: String) -> (seq: UInt64, bytes: [UInt8]) {
+    /// The next sequence number of `topic`, its bytes, and the encoded string fields of the
+    /// meta (one lock for all three).
+    private func nextSeq(
+        _ topic: String, contentType: String, correlationID: String, causationID: String
+    ) -> (seq: UInt64, topic: [UInt8], metaTail: [UInt8]) {
         state.withLock { s in
+            let tail: [UInt8]
+            if let cached = s.metaTail, cached.contentType == contentType, cached.correlationID == correlationID,
+                cached.causationID == causationID
+            {
+                tail = cached.bytes
+            } else {
+                tail = EventMeta.encodeTail(
+                    source: options.name, instance: options.instance, contentType: contentType, correlationID: correlationID,
+                    causationID: causationID)
+                s.metaTail = (contentType, correlationID, causationID, tail)
+            }
             if let index = s.seqs.index(forKey: topic) {
                 s.seqs.values[index].seq += 1
-                return s.seqs.values[index]
+                return (s.seqs.values[index].seq, s.seqs.values[index].bytes, tail)
             }
             let bytes = Array(topic.utf8)
             s.seqs[topic] = (1, bytes)
-            return (1, bytes)
+            return (1, bytes, tail)
         }
     }
 

@@ -16,7 +16,7 @@ final class IOThread: TaskExecutor, Sendable {
 
     struct Queue {
         var operations: [Operation] = []
-        var publishes: [Frames] = []
+        var publishes: [OutboundEvent] = []
         /// Jobs of tasks that prefer this thread as their executor.
         var jobs: [UnownedJob] = []
         /// Events published and not yet handed to libzmq (queued here or held by the
@@ -92,10 +92,10 @@ final class IOThread: TaskExecutor, Sendable {
     /// Queues an event for the publisher socket. Wakes the thread only when the queue was
     /// empty, so a burst of publishes costs one wake-up. Returns nil when stopped, else the
     /// backlog (see ``waitForRoom()``).
-    func publish(_ frames: Frames) -> Int? {
+    func publish(_ event: OutboundEvent) -> Int? {
         let (backlog, wasEmpty) = queue.withLock { q -> (Int?, Bool) in
             guard !q.stopping else { return (nil, false) }
-            q.publishes.append(frames)
+            q.publishes.append(event)
             q.backlog += 1
             return (q.backlog, q.publishes.count == 1 && q.operations.isEmpty && q.jobs.isEmpty)
         }
@@ -150,7 +150,7 @@ final class IOThread: TaskExecutor, Sendable {
 
     var wakeFD: Int32 { wake.fd }
 
-    func takeWork(drain: Bool = true) -> (operations: [Operation], publishes: [Frames], jobs: [UnownedJob], stopping: Bool) {
+    func takeWork(drain: Bool = true) -> (operations: [Operation], publishes: [OutboundEvent], jobs: [UnownedJob], stopping: Bool) {
         if drain { wake.drain() }
         // Swapped out, not copied: `removeAll(keepingCapacity:)` on a buffer the caller still
         // holds would allocate a new one as large as the biggest batch on every turn.
@@ -286,7 +286,7 @@ final class IOLoop {
     /// Marks the poll set stale (a handler replaced its socket).
     func socketsChanged() { pollDirty = true }
 
-    private func sendPublishes(_ batch: [Frames]) {
+    private func sendPublishes(_ batch: [OutboundEvent]) {
         do throws(ZMQError) {
             try publisherHandler().publish(batch, loop: self)
         } catch {

@@ -1,5 +1,14 @@
 import CZeroMQ
 
+/// An event waiting for the publisher socket.
+enum OutboundEvent: Sendable {
+    /// Frames encoded by the caller (`busctl replay`).
+    case frames(Frames)
+    /// An event from `BusClient.publish`: its meta frame is written when it is sent, from the
+    /// fixed fields and the client's shared encoding of the string fields.
+    case event(topic: [UInt8], flags: EventMeta.Flags, seq: UInt64, timestampMicros: UInt64, metaTail: [UInt8], payload: [UInt8])
+}
+
 /// The process's publishing socket towards the kernel's XSUB. It is an XPUB, not a PUB:
 /// - it sees the kernel's subscribe-all arrive: a PUB silently drops what is published before
 ///   its peer's subscription reaches it (the slow-joiner problem), so events are held until
@@ -9,7 +18,9 @@ import CZeroMQ
 final class PublisherHandler: IOHandler {
     let socket: ZMQSocket
     private var live = false
-    private var held: [Frames] = []
+    private var held: [OutboundEvent] = []
+    /// The meta frame being sent, reused from event to event.
+    private var meta: [UInt8] = []
     private var heldStart = 0
     private(set) var dropped: UInt64 = 0
     private var flushWaiters: [(deadline: ContinuousClock.Instant, done: @Sendable (Bool) -> Void)] = []
@@ -30,7 +41,7 @@ final class PublisherHandler: IOHandler {
     /// Waiting for room: the loop should poll for writability.
     var isBlocked: Bool { live && isHolding }
 
-    func publish(_ batch: [Frames], loop: IOLoop) {
+    func publish(_ batch: [OutboundEvent], loop: IOLoop) {
         if isHolding || !live {
             held.append(contentsOf: batch)
             if live { flush(loop) }
@@ -52,9 +63,15 @@ final class PublisherHandler: IOHandler {
 
     private enum Outcome { case sent, full, failed }
 
-    private func send(_ frames: Frames, loop: IOLoop) -> Outcome {
+    private func send(_ event: OutboundEvent, loop: IOLoop) -> Outcome {
         do {
-            return try socket.send(frames) ? .sent : .full
+            switch event {
+            case .frames(let frames):
+                return try socket.send(frames) ? .sent : .full
+            case .event(let topic, let flags, let seq, let time, let tail, let payload):
+                EventMeta.write(flags: flags, seq: seq, timestampMicros: time, tail: tail, to: &meta)
+                return try socket.send(topic, meta, payload) ? .sent : .full
+            }
         } catch {
             dropped += 1
             loop.logger.error("publish failed", metadata: ["error": error.description])

@@ -63,17 +63,34 @@ public struct EventMeta: Equatable, Sendable {
     /// (names are validated) and are cut at 255 bytes.
     public func encode() -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(Self.fixedSize + source.utf8.count + instance.utf8.count + contentType.utf8.count + 8)
-        out.append(Self.version)
+        let tail = Self.encodeTail(
+            source: source, instance: instance, contentType: contentType, correlationID: correlationID, causationID: causationID)
+        Self.write(flags: flags, seq: seq, timestampMicros: timestampMicros, tail: tail, to: &out)
+        return out
+    }
+
+    /// The string fields as they follow the fixed header. A publisher's events usually share
+    /// them, so it encodes them once and reuses the bytes (``write(flags:seq:timestampMicros:tail:to:)``).
+    static func encodeTail(source: String, instance: String, contentType: String, correlationID: String, causationID: String) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(source.utf8.count + instance.utf8.count + contentType.utf8.count + correlationID.utf8.count + causationID.utf8.count + 5)
+        appendField(source, to: &out)
+        appendField(instance, to: &out)
+        appendField(contentType, to: &out)
+        appendField(correlationID, to: &out)
+        appendField(causationID, to: &out)
+        return out
+    }
+
+    /// Replaces `out` with a whole header: the fixed part, then `tail` (from ``encodeTail``).
+    static func write(flags: Flags, seq: UInt64, timestampMicros: UInt64, tail: [UInt8], to out: inout [UInt8]) {
+        out.removeAll(keepingCapacity: true)
+        out.reserveCapacity(fixedSize + tail.count)
+        out.append(version)
         out.append(flags.rawValue)
         out.appendBigEndian(seq)
         out.appendBigEndian(timestampMicros)
-        Self.appendField(source, to: &out)
-        Self.appendField(instance, to: &out)
-        Self.appendField(contentType, to: &out)
-        Self.appendField(correlationID, to: &out)
-        Self.appendField(causationID, to: &out)
-        return out
+        out.append(contentsOf: tail)
     }
 
     /// A length byte and at most 255 bytes of `text`, cut on a character boundary (never

@@ -170,6 +170,21 @@ public final class ZMQSocket {
         return true
     }
 
+    /// Sends a three-frame message without building a frame list (an event:
+    /// `[topic][meta][payload]`); like ``send(_:dontWait:)`` with `dontWait`.
+    public func send(_ first: [UInt8], _ second: [UInt8], _ third: [UInt8]) throws(ZMQError) -> Bool {
+        let raw = self.raw
+        needsEventCheck = true
+        // Only the first frame can hit EAGAIN: libzmq queues the rest atomically.
+        guard
+            try zmqCall("zmq_send(\(endpoint))", { first.withUnsafeBytes { zmq_send(raw, $0.baseAddress, $0.count, ZMQ_DONTWAIT | ZMQ_SNDMORE) } })
+                != nil
+        else { return false }
+        _ = try zmqCall("zmq_send(\(endpoint))") { second.withUnsafeBytes { zmq_send(raw, $0.baseAddress, $0.count, ZMQ_DONTWAIT | ZMQ_SNDMORE) } }
+        _ = try zmqCall("zmq_send(\(endpoint))") { third.withUnsafeBytes { zmq_send(raw, $0.baseAddress, $0.count, ZMQ_DONTWAIT) } }
+        return true
+    }
+
     /// Receives one whole multipart message, or `nil` when none is waiting (`dontWait`).
     public func receive(dontWait: Bool = true) throws(ZMQError) -> Frames? {
         try receive(dontWait: dontWait, property: nil)?.frames
