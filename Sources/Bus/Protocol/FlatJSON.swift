@@ -30,6 +30,13 @@ enum FlatJSON {
         return forEachMember(bytes) { members[$0] = $1 } ? members : nil
     }
 
+    /// Builds a value from the members of the JSON object in `bytes`: starts from `initial` and
+    /// lets `apply` set what each member means. Nil when `bytes` is not one valid JSON object.
+    static func read<T>(_ bytes: [UInt8], into initial: T, _ apply: (inout T, String, Value) -> Void) -> T? {
+        var result = initial
+        return forEachMember(bytes) { apply(&result, $0, $1) } ? result : nil
+    }
+
     /// Calls `body` with each top-level member, in order, without building a dictionary (the
     /// meta readers on every request and reply). Returns false, after calling `body` for the
     /// members before the error, when `bytes` is not exactly one valid JSON object: use the

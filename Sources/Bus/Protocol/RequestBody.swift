@@ -228,8 +228,7 @@ enum JSONCoding {
 extension RequestMeta {
     /// Lenient, like `init(from:)`: fields of the wrong type are ignored.
     static func parse(_ bytes: [UInt8]) -> RequestMeta? {
-        var meta = RequestMeta()
-        let valid = FlatJSON.forEachMember(bytes) { key, value in
+        FlatJSON.read(bytes, into: RequestMeta()) { meta, key, value in
             switch key {
             case "id": meta.id = value.text
             case "timeout_ms": meta.timeoutMs = value.integer
@@ -239,7 +238,6 @@ extension RequestMeta {
             default: break
             }
         }
-        return valid ? meta : nil
     }
 
     func json() -> [UInt8] {
@@ -253,8 +251,7 @@ extension RequestMeta {
 extension ReplyMeta {
     /// Lenient like ``RequestMeta/parse(_:)``: fields of the wrong type are ignored.
     static func parse(_ bytes: [UInt8]) -> ReplyMeta? {
-        var meta = ReplyMeta()
-        let valid = FlatJSON.forEachMember(bytes) { key, value in
+        FlatJSON.read(bytes, into: ReplyMeta()) { meta, key, value in
             switch key {
             case "id": meta.id = value.text
             case "from": meta.from = value.text
@@ -262,7 +259,6 @@ extension ReplyMeta {
             default: break
             }
         }
-        return valid ? meta : nil
     }
 
     func json() -> [UInt8] {
