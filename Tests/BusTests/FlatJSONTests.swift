@@ -3,6 +3,14 @@ import Testing
 
 @testable import Bus
 
+extension FlatJSON {
+    /// Every member of the object in `bytes` (a repeated key keeps its last value), or nil
+    /// when `bytes` is not exactly one valid JSON object: what the tests compare.
+    static func object(_ bytes: [UInt8]) -> [String: Value]? {
+        read(bytes, into: [:]) { members, key, value in members[key] = value }
+    }
+}
+
 /// `FlatJSON` must accept exactly what a JSON parser accepts (it replaced `JSONSerialization`
 /// for request and reply meta), and read the string and integer members the same way.
 struct FlatJSONTests {

@@ -87,11 +87,7 @@ final class SubscriberHandler: IOHandler {
     private var lastTopic: (bytes: [UInt8], text: String) = ([], "")
 
     private func topic(_ bytes: UnsafeRawBufferPointer) -> String? {
-        if !bytes.isEmpty, bytes.count == lastTopic.bytes.count,
-            lastTopic.bytes.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 })
-        {
-            return lastTopic.text
-        }
+        if !bytes.isEmpty, lastTopic.bytes.hasSameBytes(as: bytes) { return lastTopic.text }
         guard let text = UTF8Text.string(bytes.bindMemory(to: UInt8.self)) else { return nil }
         lastTopic = (Array(bytes), text)
         return text

@@ -328,15 +328,11 @@ final class KernelLoop {
             // Consecutive events usually share a topic: reuse its key (no copy, and it was
             // validated when first seen).
             let topicBytes = parts.bytes(0)
-            let sameTopic =
-                topicSize == lastTopicKey.count && lastTopicKey.withUnsafeBytes { memcmp($0.baseAddress!, topicBytes.baseAddress!, topicSize) == 0 }
+            let sameTopic = lastTopicKey.hasSameBytes(as: topicBytes)
             let topicKey = sameTopic ? lastTopicKey : Array(topicBytes)
             var retainedCopy: (meta: [UInt8], payload: [UInt8])?
             if header.flags.contains(.retained) {
-                retainedCopy = (
-                    Array(UnsafeRawBufferPointer(start: zmq_msg_data(parts[1]), count: metaSize)),
-                    Array(UnsafeRawBufferPointer(start: zmq_msg_data(parts[2]), count: zmq_msg_size(parts[2])))
-                )
+                retainedCopy = (Array(parts.bytes(1)), Array(parts.bytes(2)))
             }
             if !sameTopic {
                 if events.topics[topicKey] == nil,

@@ -143,45 +143,28 @@ public struct EventMeta: Equatable, Sendable {
     /// Like ``decode(_:)``, reusing the strings of the previous header when its string fields
     /// are the same bytes.
     public static func decode(_ bytes: [UInt8], cache: inout DecodeCache) throws(BusError) -> EventMeta {
-        guard bytes.count >= fixedSize, bytes[0] == version else { return try decode(bytes) }
-        let tailCount = bytes.count - fixedSize
-        let same =
-            tailCount > 0 && tailCount == cache.tail.count
-            && bytes.withUnsafeBytes { new in
-                cache.tail.withUnsafeBytes { old in memcmp(new.baseAddress! + fixedSize, old.baseAddress!, tailCount) == 0 }
-            }
-        if same {
-            var reader = ByteReader(bytes, offset: 2)
-            let seq = reader.readUInt64()!
-            let time = reader.readUInt64()!
-            let s = cache.strings
-            return EventMeta(
-                flags: Flags(rawValue: bytes[1]), seq: seq, timestampMicros: time, source: s[0], instance: s[1],
-                contentType: s[2], correlationID: s[3], causationID: s[4])
-        }
-        let meta = try decode(bytes)
-        cache.tail = Array(bytes[fixedSize...])
-        cache.strings = [meta.source, meta.instance, meta.contentType, meta.correlationID, meta.causationID]
-        return meta
+        let result = bytes.withUnsafeBytes { raw in Result { () throws(BusError) in try decode(raw, cache: &cache) } }
+        return try result.get()
     }
 
     /// Like ``decode(_:cache:)`` for bytes still in a receive buffer: copies them only when
     /// the string fields differ from the cached header's.
     static func decode(_ raw: UnsafeRawBufferPointer, cache: inout DecodeCache) throws(BusError) -> EventMeta {
-        let tailCount = raw.count - fixedSize
-        guard tailCount > 0, tailCount == cache.tail.count, raw[0] == version,
-            cache.tail.withUnsafeBytes({ memcmp(raw.baseAddress! + fixedSize, $0.baseAddress!, tailCount) == 0 })
-        else { return try decode(Array(raw), cache: &cache) }
-        var seq: UInt64 = 0
-        var time: UInt64 = 0
-        for i in 0..<8 {
-            seq = seq << 8 | UInt64(raw[2 + i])
-            time = time << 8 | UInt64(raw[10 + i])
+        guard raw.count > fixedSize, raw[0] == version, cache.tail.hasSameBytes(as: UnsafeRawBufferPointer(rebasing: raw[fixedSize...]))
+        else {
+            let meta = try decode(Array(raw))
+            cache.tail = Array(raw[fixedSize...])
+            cache.strings = [meta.source, meta.instance, meta.contentType, meta.correlationID, meta.causationID]
+            return meta
         }
+        // Version and length were checked above.
+        let (flags, seq) = peek(raw.baseAddress!, count: raw.count)!
+        var time: UInt64 = 0
+        for i in 10..<fixedSize { time = time << 8 | UInt64(raw[i]) }
         let s = cache.strings
         return EventMeta(
-            flags: Flags(rawValue: raw[1]), seq: seq, timestampMicros: time, source: s[0], instance: s[1],
-            contentType: s[2], correlationID: s[3], causationID: s[4])
+            flags: flags, seq: seq, timestampMicros: time, source: s[0], instance: s[1], contentType: s[2], correlationID: s[3],
+            causationID: s[4])
     }
 
     /// Reads only the flags and sequence number, without allocating: the kernel's fast path.
@@ -223,6 +206,11 @@ struct ByteReader {
 }
 
 extension Array where Element == UInt8 {
+    /// True when `other` holds exactly these bytes (a receive buffer compared with a cached copy).
+    func hasSameBytes(as other: UnsafeRawBufferPointer) -> Bool {
+        count == other.count && (isEmpty || withUnsafeBytes { memcmp($0.baseAddress!, other.baseAddress!, count) == 0 })
+    }
+
     mutating func appendBigEndian(_ value: UInt64) {
         for shift in stride(from: 56, through: 0, by: -8) { append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
     }

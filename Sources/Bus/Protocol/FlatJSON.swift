@@ -23,13 +23,6 @@ enum FlatJSON {
     /// Nesting deeper than this is refused (meta objects are flat; this bounds the recursion).
     static let maxDepth = 32
 
-    /// The members of the JSON object in `bytes`, or nil when `bytes` is not exactly one valid
-    /// JSON object (surrounding whitespace allowed). A repeated key keeps its last value.
-    static func object(_ bytes: [UInt8]) -> [String: Value]? {
-        var members: [String: Value] = [:]
-        return forEachMember(bytes) { members[$0] = $1 } ? members : nil
-    }
-
     /// Builds a value from the members of the JSON object in `bytes`: starts from `initial` and
     /// lets `apply` set what each member means. Nil when `bytes` is not one valid JSON object.
     static func read<T>(_ bytes: [UInt8], into initial: T, _ apply: (inout T, String, Value) -> Void) -> T? {

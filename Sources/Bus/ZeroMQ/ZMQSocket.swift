@@ -152,16 +152,9 @@ public final class ZMQSocket {
     @discardableResult
     public func send(_ frames: Frames, dontWait: Bool = true) throws(ZMQError) -> Bool {
         precondition(!frames.isEmpty, "a message has at least one frame")
-        let raw = self.raw
-        needsEventCheck = true
         let last = frames.count - 1
         for (index, frame) in frames.enumerated() {
-            var flags: Int32 = dontWait ? ZMQ_DONTWAIT : 0
-            if index < last { flags |= ZMQ_SNDMORE }
-            let rc = try zmqCall("zmq_send(\(endpoint))") {
-                frame.withUnsafeBytes { zmq_send(raw, $0.baseAddress, $0.count, flags) }
-            }
-            if rc == nil {
+            guard try sendFrame(frame, more: index < last, dontWait: dontWait) else {
                 // Only the first frame can hit EAGAIN: libzmq queues the rest atomically.
                 precondition(index == 0, "EAGAIN in the middle of a multipart message")
                 return false
@@ -173,16 +166,19 @@ public final class ZMQSocket {
     /// Sends a three-frame message without building a frame list (an event:
     /// `[topic][meta][payload]`); like ``send(_:dontWait:)`` with `dontWait`.
     public func send(_ first: [UInt8], _ second: [UInt8], _ third: [UInt8]) throws(ZMQError) -> Bool {
+        // Only the first frame can hit EAGAIN: libzmq queues the rest atomically.
+        guard try sendFrame(first, more: true, dontWait: true) else { return false }
+        _ = try sendFrame(second, more: true, dontWait: true)
+        _ = try sendFrame(third, more: false, dontWait: true)
+        return true
+    }
+
+    /// One frame; false on `EAGAIN`.
+    private func sendFrame(_ frame: [UInt8], more: Bool, dontWait: Bool) throws(ZMQError) -> Bool {
         let raw = self.raw
         needsEventCheck = true
-        // Only the first frame can hit EAGAIN: libzmq queues the rest atomically.
-        guard
-            try zmqCall("zmq_send(\(endpoint))", { first.withUnsafeBytes { zmq_send(raw, $0.baseAddress, $0.count, ZMQ_DONTWAIT | ZMQ_SNDMORE) } })
-                != nil
-        else { return false }
-        _ = try zmqCall("zmq_send(\(endpoint))") { second.withUnsafeBytes { zmq_send(raw, $0.baseAddress, $0.count, ZMQ_DONTWAIT | ZMQ_SNDMORE) } }
-        _ = try zmqCall("zmq_send(\(endpoint))") { third.withUnsafeBytes { zmq_send(raw, $0.baseAddress, $0.count, ZMQ_DONTWAIT) } }
-        return true
+        let flags = (dontWait ? ZMQ_DONTWAIT : 0) | (more ? ZMQ_SNDMORE : 0)
+        return try zmqCall("zmq_send(\(endpoint))") { frame.withUnsafeBytes { zmq_send(raw, $0.baseAddress, $0.count, flags) } } != nil
     }
 
     /// Receives one whole multipart message, or `nil` when none is waiting (`dontWait`).
