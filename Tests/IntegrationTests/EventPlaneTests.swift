@@ -167,23 +167,78 @@ struct EventPlaneTests {
             let stuck = try RawSocket(.sub, connect: h.endpoints.eventsOut, harness: h)
             defer { stuck.close() }
             try stuck.socket.set(24, 10)  // ZMQ_RCVHWM: its own queue is tiny too
+            try stuck.socket.set(12, 65_536)  // ZMQ_RCVBUF: and no 32 MiB of TCP autotuning to absorb the stream
             try stuck.socket.subscribe(Array("iso.".utf8))
             let healthy = try h.client(name: "healthy").subscribe("iso.>")
             let collector = Collector(healthy)
             try await healthy.confirm()
             let publisher = h.client(name: "iso")
-            // In windows the healthy subscriber can keep up with (the bus has no flow control
-            // from subscribers to publishers: a publisher faster than a subscriber makes it
-            // lose events, stuck neighbour or not). The stuck one's queue stays full throughout.
+            // In windows the healthy subscriber can keep up with: once the stuck queue has made
+            // the kernel give up holding (after its grace), the kernel drops for every full
+            // queue for a while, and a publisher faster than the healthy subscriber would fill
+            // its queue too. The stuck one's queue stays full throughout.
+            // 20 MiB in all: far more than the stuck one's queues and TCP buffers hold.
+            let payload = [UInt8](repeating: 0x61, count: 1024)
             for window in 0..<20 {
-                for i in (window * 1000)..<((window + 1) * 1000) { try await publisher.publish("iso.t", ["i": i]) }
+                for _ in 0..<1000 { try await publisher.publish("iso.t", payload: payload) }
                 let caughtUp = await collector.waitFor(count: (window + 1) * 1000, timeout: .seconds(30))
                 #expect(caughtUp)
                 if !caughtUp { break }
             }
             #expect(collector.live.allSatisfy { $0.missed == 0 })
             #expect(h.kernel.isRunning)
+            // What the stuck subscriber lost is counted by the kernel.
+            let events = try #require(try await kernelStats(h)["events"] as? [String: Any])
+            #expect((events["drops"] as? Int ?? 0) > 0)
             collector.stop()
+        }
+    }
+
+    func kernelStats(_ h: Harness) async throws -> [String: Any] {
+        let reply = try await h.client().call("bus", "stats")
+        return try #require(try JSONSerialization.jsonObject(with: Data(reply.payload)) as? [String: Any])
+    }
+
+    /// Backpressure: a subscriber that reads slower than the publisher publishes, in pauses
+    /// shorter than the kernel's grace, gets every event in order: the kernel holds the stream
+    /// (counted as stalls) and the publisher waits, instead of dropping. With a grace of zero the
+    /// same subscriber loses events, and the kernel counts them.
+    @Test(arguments: [400, 0]) func slowSubscriber_pausingLessThanTheGrace_losesNothing(graceMs: Int) async throws {
+        try await Harness.with(kernelArguments: ["--subscriber-hwm", "100", "--subscriber-grace-ms", String(graceMs)]) { h in
+            let sub = try RawSocket(.sub, connect: h.endpoints.eventsOut, harness: h)
+            defer { sub.close() }
+            try sub.socket.set(24, 100)  // ZMQ_RCVHWM
+            try sub.socket.set(12, 65_536)  // ZMQ_RCVBUF: no 32 MiB of TCP autotuning between it and the kernel
+            try sub.socket.subscribe(Array("bp.".utf8))
+            let publisher = h.client(name: "bp")
+            var probed = false
+            for _ in 0..<200 where !probed {
+                try await publisher.publish("bp.probe", payload: [])
+                probed = try await sub.receive(timeout: .milliseconds(50)) != nil
+            }
+            try #require(probed)
+            // 24 MiB: far more than the queues and TCP buffers between kernel and subscriber hold.
+            let total = 1500
+            let payload = [UInt8](repeating: 0x61, count: 16 * 1024)
+            let publishing = Task {
+                for _ in 0..<total { try await publisher.publish("bp.t", payload: payload) }
+            }
+            var seqs: [UInt64] = []
+            while seqs.count < total, let frames = try await sub.receive(timeout: .seconds(3)) {
+                guard frames.count == 3, frames[0] == Array("bp.t".utf8) else { continue }
+                seqs.append(try EventMeta.decode(frames[1]).seq)
+                if seqs.count % 50 == 0 { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            try await publishing.value
+            let events = try #require(try await kernelStats(h)["events"] as? [String: Any])
+            if graceMs > 0 {
+                #expect(seqs == Array(1...UInt64(total)))
+                #expect(events["drops"] as? Int == 0)
+                #expect((events["stalls"] as? Int ?? 0) > 0)
+            } else {
+                #expect(seqs.count < total)
+                #expect((events["drops"] as? Int ?? 0) > 0)
+            }
         }
     }
 

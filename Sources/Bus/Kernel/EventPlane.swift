@@ -28,6 +28,9 @@ struct EventPlane {
     var totalMessages: UInt64 = 0
     var totalBytes: UInt64 = 0
     var totalDrops: UInt64 = 0
+    /// Times a full subscriber queue made the kernel hold the event stream, and for how long.
+    var stalls: UInt64 = 0
+    var stalled: Duration = .zero
     let maxRetained: Int
 
     init(maxRetained: Int) {

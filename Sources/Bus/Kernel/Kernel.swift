@@ -89,6 +89,11 @@ final class KernelLoop {
     private let parts = ZMQParts(capacity: 4)
     /// The topic of the last event forwarded (a valid one).
     private var lastTopicKey: [UInt8] = []
+    /// An event in `parts` that a full subscriber queue refused, and since when: while one is
+    /// held, XSUB is not read, so the wait reaches publishers (see ``KernelConfig/subscriberGrace``).
+    private var held: (topic: [UInt8], since: ContinuousClock.Instant)?
+    /// Until then, an event a full queue refuses is dropped for that queue at once.
+    private var lossyUntil = ContinuousClock.now
 
     var logger: Logger { kernel.logger }
 
@@ -153,16 +158,16 @@ final class KernelLoop {
     /// The XPUB towards subscribers. Manual mode: the kernel applies each subscription itself
     /// after checking it (and then sends the retained values it covers). Each subscriber's
     /// queue is bounded by `subscriberHighWater`: memory stays bounded under a slow reader.
+    /// `XPUB_NODROP`: a send that a full queue cannot take fails with `EAGAIN` instead of being
+    /// dropped silently for that queue, so the kernel can wait for room (backpressure) and,
+    /// when it gives up, drop for the full queues alone and count it (``lossy(_:)``).
     static func openXPUB(context: ZMQContext, config: KernelConfig) throws(ZMQError) -> ZMQSocket {
         var outTuning = config.tuning
         outTuning.sendHighWater = config.subscriberHighWater
         let xpub = try ZMQSocket(context, .xpub, tuning: outTuning)
         do {
-            // Lossy on purpose (no XPUB_NODROP): with NODROP libzmq refuses a send when *any*
-            // matching subscriber is at its high-water mark, so one stuck subscriber would make
-            // every subscriber of the topic lose the event. Without it only the slow pipe
-            // drops, and the slow subscriber sees the loss as a gap in sequence numbers.
             try xpub.set(ZMQ_XPUB_MANUAL, 1)
+            try xpub.set(ZMQ_XPUB_NODROP, 1)
             if let security = config.security { try xpub.makeCurveServer(security.keyPair, domain: KernelGuard.domain) }
             try xpub.bind(Endpoints.bindable(config.endpoints.eventsOut))
         } catch {
@@ -183,9 +188,10 @@ final class KernelLoop {
     func serve(wake: WakeUp, stopping: borrowing Atomic<Bool>) {
         var poller = ZMQPoller()
         var indices = (router: 0, xsub: 0, xpub: 0, wake: 0, zap: -1, monitors: [Int]())
+        var watchingEventsIn = true
         pollDirty = true
         while !stopping.load(ordering: .acquiring) {
-            if pollDirty {
+            if pollDirty || watchingEventsIn != (held == nil) {
                 poller.removeAll()
                 indices.router = poller.add(router)
                 indices.xsub = poller.add(xsub)
@@ -194,10 +200,16 @@ final class KernelLoop {
                 indices.zap = guardian?.zap.map { poller.add($0) } ?? -1
                 indices.monitors = guardian?.monitors.map { poller.add($0.0.socket) } ?? []
                 pollDirty = false
+                // Holding an event: publishers' messages stay queued in XSUB until it is out.
+                watchingEventsIn = held == nil
+                poller.watchReadable(indices.xsub, watchingEventsIn)
             }
             let now = ContinuousClock.now
             let next = broker.nextDeadline(now: now)
-            let waitMs = next <= now ? 0 : min(100, Int(Broker.milliseconds(next - now)) + 1)
+            // A held event is retried every millisecond, and whenever the XPUB's descriptor
+            // fires (a subscriber's connection took messages from its queue).
+            let longest = held == nil ? 100 : 1
+            let waitMs = next <= now ? 0 : min(longest, Int(Broker.milliseconds(next - now)) + 1)
             do {
                 _ = try poller.poll(timeoutMs: waitMs)
             } catch {
@@ -207,7 +219,7 @@ final class KernelLoop {
             }
             if poller.isReadable(indices.wake) { wake.drain() }
             if indices.zap >= 0, poller.isReadable(indices.zap) { guardian?.serveZAP() }
-            if poller.isReadable(indices.xsub) { forwardEvents(limit: 4096) }
+            if held != nil || poller.isReadable(indices.xsub) { forwardEvents(limit: 4096, now: .now) }
             if poller.isReadable(indices.router) { serveRequests(limit: 512) }
             if poller.isReadable(indices.xpub) { readSubscriptions(limit: 512) }
             if indices.monitors.contains(where: { poller.isReadable($0) }) { guardian?.readMonitors() }
@@ -216,6 +228,11 @@ final class KernelLoop {
                 perform(broker.tick(now: after))
             }
             if let change = guardian?.reloadIfChanged(now: after) { revoke(change.removed) }
+        }
+        // Stopping: a held event still goes to every subscriber with room.
+        if let held {
+            dropForFullQueues(topic: held.topic)
+            self.held = nil
         }
     }
 
@@ -300,10 +317,15 @@ final class KernelLoop {
     // MARK: event plane
 
     /// Moves up to `limit` events from XSUB to XPUB without copying: the kernel's hot path.
-    private func forwardEvents(limit: Int) {
-        let xpubRaw = xpub.raw
+    /// Stops early when a full subscriber queue refuses an event (it is then held).
+    private func forwardEvents(limit: Int, now: ContinuousClock.Instant) {
         // Sent on below with zmq_msg_send, past ZMQSocket's bookkeeping.
         xpub.needsEventCheck = true
+        if let held {
+            guard deliver(topic: held.topic, heldSince: held.since, now: now) else { return }
+            events.stalled += now - held.since
+            self.held = nil
+        }
         for _ in 0..<limit {
             let count: Int
             do {
@@ -330,10 +352,6 @@ final class KernelLoop {
             let topicBytes = parts.bytes(0)
             let sameTopic = lastTopicKey.hasSameBytes(as: topicBytes)
             let topicKey = sameTopic ? lastTopicKey : Array(topicBytes)
-            var retainedCopy: (meta: [UInt8], payload: [UInt8])?
-            if header.flags.contains(.retained) {
-                retainedCopy = (Array(parts.bytes(1)), Array(parts.bytes(2)))
-            }
             if !sameTopic {
                 if events.topics[topicKey] == nil,
                     UTF8Text.string(topicKey).map({ (try? Topic.validate($0)) != nil }) != true
@@ -347,40 +365,93 @@ final class KernelLoop {
                 let identity = guardian.identity(userID: zmq_msg_gets(parts[0], "User-Id"))
                 if !guardian.allowsPublish(identity, topic: topicKey) { continue }
             }
-            let source = sourceBytes(parts[1], metaSize)
-            var delivered = true
-            if zmq_msg_send(parts[0], xpubRaw, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0 {
-                delivered = false
-            } else {
-                zmq_msg_send(parts[1], xpubRaw, ZMQ_SNDMORE)
-                zmq_msg_send(parts[2], xpubRaw, 0)
-            }
+            // Counted and retained before the send, which empties the parts (and may free the
+            // meta frame the source points into): accepted here, it is then delivered, or
+            // counted as a drop.
             events.totalMessages += 1
             events.totalBytes += UInt64(size)
-            if !delivered { events.totalDrops += 1 }
             if !topicKey.starts(with: KernelGuard.probePrefix) {
-                updateTopic(topicKey, size: size, delivered: delivered, source: source)
+                updateTopic(topicKey, size: size, source: sourceBytes(parts[1], metaSize), now: now)
             }
-            if let retainedCopy {
+            if header.flags.contains(.retained) {
                 let topic = String(decoding: topicKey, as: UTF8.self)
                 if !events.retain(
-                    topic: topic, meta: retainedCopy.meta, payload: retainedCopy.payload, seq: header.seq,
+                    topic: topic, meta: Array(parts.bytes(1)), payload: Array(parts.bytes(2)), seq: header.seq,
                     reset: header.flags.contains(.reset))
                 {
                     events.topics[topicKey]?.staleRetained += 1
                 }
             }
+            if !deliver(topic: topicKey, heldSince: nil, now: now) {
+                held = (topicKey, now)
+                events.stalls += 1
+                return
+            }
         }
     }
 
+    /// Sends the event in `parts` to every matching subscriber. False when a subscriber's queue
+    /// is full and the grace period (from `heldSince`) is not over: the event stays in `parts`.
+    /// Past the grace, or within a lossy window, it goes to the subscribers with room and is
+    /// counted as a drop for the rest.
+    private func deliver(topic: [UInt8], heldSince: ContinuousClock.Instant?, now: ContinuousClock.Instant) -> Bool {
+        if sendParts() { return true }
+        if now < lossyUntil {
+            dropForFullQueues(topic: topic)
+            return true
+        }
+        let config = kernel.config
+        guard now - (heldSince ?? now) >= config.subscriberGrace else { return false }
+        lossyUntil = now + config.subscriberLossyWindow
+        if let suppressed = logLimiter.shouldLog("subscriber-full", now: now) {
+            logger.warning(
+                "a subscriber's queue stayed full for \(config.subscriberGrace): events its queue cannot take are dropped for it (counted in bus.stats events.drops) for the next \(config.subscriberLossyWindow)",
+                metadata: suppressed > 0 ? ["suppressed": String(suppressed)] : [:])
+        }
+        dropForFullQueues(topic: topic)
+        return true
+    }
+
+    /// Sends the three parts; false when the XPUB refused the first (`EAGAIN`: a full queue).
+    private func sendParts() -> Bool {
+        let raw = xpub.raw
+        if zmq_msg_send(parts[0], raw, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0 {
+            // Anything but a full queue (the context is ending) is not worth waiting for.
+            return zmq_errno() != EAGAIN
+        }
+        zmq_msg_send(parts[1], raw, ZMQ_SNDMORE)
+        zmq_msg_send(parts[2], raw, 0)
+        return true
+    }
+
+    /// Sends the event in `parts` to the subscribers with room and counts the drop.
+    private func dropForFullQueues(topic: [UInt8]) {
+        lossy { _ = sendParts() }
+        events.totalDrops += 1
+        if !topic.starts(with: KernelGuard.probePrefix) { events.topics[topic]?.drops += 1 }
+    }
+
+    /// Runs `body` with the XPUB dropping for full queues instead of refusing the send.
+    private func lossy<T>(_ body: () -> T) -> T {
+        try? xpub.set(ZMQ_XPUB_NODROP, 0)
+        defer { try? xpub.set(ZMQ_XPUB_NODROP, 1) }
+        return body()
+    }
+
+    /// Sends what the kernel produces itself (its events, retained snapshots), never holding
+    /// it: false when a full queue dropped it.
+    private func sendOwn(_ frames: Frames) -> Bool {
+        if (try? xpub.send(frames)) == true { return true }
+        lossy { _ = try? xpub.send(frames) }
+        return false
+    }
+
     @inline(__always)
-    private func updateTopic(_ key: [UInt8], size: Int, delivered: Bool, source: UnsafeRawBufferPointer?) {
-        let now = ContinuousClock.now
+    private func updateTopic(_ key: [UInt8], size: Int, source: UnsafeRawBufferPointer?, now: ContinuousClock.Instant) {
         if events.topics.count >= EventPlane.maxTopics, events.topics[key] == nil { events.forgetOldTopics(now: now) }
         modify(&events.topics[key, default: EventPlane.TopicCounters()]) { counters in
             counters.messages += 1
             counters.bytes += UInt64(size)
-            if !delivered { counters.drops += 1 }
             counters.lastSeen = now
             if let source, !counters.lastSource.elementsEqual(source) {
                 counters.lastSource = Array(source)
@@ -440,7 +511,7 @@ final class KernelLoop {
         for (topic, entry) in events.retained where topic.utf8.starts(with: prefix) || prefixText.isEmpty {
             var meta = entry.meta
             if meta.count > 1 { meta[1] |= EventMeta.Flags.snapshot.rawValue }
-            if (try? xpub.send([Array(topic.utf8), meta, entry.payload])) != true {
+            if !sendOwn([Array(topic.utf8), meta, entry.payload]) {
                 events.totalDrops += 1
             }
         }
@@ -513,18 +584,21 @@ final class KernelLoop {
             instance: instance)
         let metaBytes = meta.encode()
         let key = Array(topic.utf8)
-        let delivered = (try? xpub.send([key, metaBytes, payload])) ?? false
-        updateTopicForKernel(key, size: key.count + metaBytes.count + payload.count, delivered: delivered)
+        updateTopicForKernel(key, size: key.count + metaBytes.count + payload.count)
+        if !sendOwn([key, metaBytes, payload]) {
+            events.totalDrops += 1
+            events.topics[key]?.drops += 1
+        }
         if retained {
             _ = events.retain(topic: topic, meta: metaBytes, payload: payload, seq: seq, reset: false)
         }
     }
 
-    private func updateTopicForKernel(_ key: [UInt8], size: Int, delivered: Bool) {
+    private func updateTopicForKernel(_ key: [UInt8], size: Int) {
         events.totalMessages += 1
         events.totalBytes += UInt64(size)
         let source = Array("kernel".utf8)
-        source.withUnsafeBytes { updateTopic(key, size: size, delivered: delivered, source: $0) }
+        source.withUnsafeBytes { updateTopic(key, size: size, source: $0, now: .now) }
     }
 }
 

@@ -3,9 +3,18 @@ public struct KernelConfig: Sendable {
     public var endpoints: Endpoints
     public var broker = Broker.Config()
     public var tuning = SocketTuning.default
-    /// High-water mark of the XPUB towards each subscriber; past it libzmq drops for that
-    /// subscriber only (it sees a gap in sequence numbers), never blocking or starving others.
+    /// High-water mark of the XPUB towards each subscriber: the events queued for it.
     public var subscriberHighWater: Int32 = 10_000
+    /// How long the kernel holds the event stream when a subscriber's queue is full, waiting for
+    /// it to make room, before it drops for that subscriber alone (a counted drop, a gap for it).
+    /// While it holds, publishers' own queues absorb the wait and then make `publish` wait (flow
+    /// control), so a subscriber that keeps up on average loses nothing. After the grace runs
+    /// out once, events that one full queue cannot take are dropped at once for
+    /// ``subscriberLossyWindow``, so a stuck subscriber costs the others one grace period per
+    /// window, not one per event. Zero: never hold (drop as soon as a queue is full).
+    public var subscriberGrace: Duration = .milliseconds(100)
+    /// See ``subscriberGrace``.
+    public var subscriberLossyWindow: Duration = .seconds(10)
     /// Most topics with a retained value.
     public var maxRetainedTopics = 100_000
     /// CURVE + ZAP + permissions; nil runs without security (loopback development).

@@ -49,6 +49,17 @@ public struct ZMQPoller {
 
     public var count: Int { sockets.count }
 
+    /// Stops (or resumes) watching item `index` for readability, keeping its place in the set:
+    /// a socket whose messages the owner wants to leave queued for a while (backpressure)
+    /// would otherwise report readable on every turn.
+    public mutating func watchReadable(_ index: Int, _ watch: Bool) {
+        let readable = Int16(ZMQ_POLLIN)
+        wanted[index] = watch ? wanted[index] | readable : wanted[index] & ~readable
+        fds[index].events = wanted[index] == 0 ? 0 : Int16(POLLIN)
+        // Resumed: what arrived meanwhile may not fire the descriptor again.
+        if watch { sockets[index]?.needsEventCheck = true }
+    }
+
     /// Waits up to `timeoutMs` (-1 forever) until an item is ready; returns how many are.
     /// Throws the socket's error when asking it for its events fails (`ETERM` once the context
     /// is terminated).
@@ -60,7 +71,7 @@ public struct ZMQPoller {
             ready[index] = 0
             // A socket closed since the set was built (a handler replaced it) is skipped until
             // the owner rebuilds the set.
-            guard let socket = sockets[index], !socket.isClosed,
+            guard let socket = sockets[index], !socket.isClosed, wanted[index] != 0,
                 socket.needsEventCheck || wanted[index] & Int16(ZMQ_POLLOUT) != 0
             else { continue }
             ready[index] = try socket.events() & wanted[index]
@@ -76,7 +87,7 @@ public struct ZMQPoller {
         for index in sockets.indices {
             if fds[index].revents != 0 {
                 if let socket = sockets[index] {
-                    if !socket.isClosed { ready[index] |= try socket.events() & wanted[index] }
+                    if !socket.isClosed, wanted[index] != 0 { ready[index] |= try socket.events() & wanted[index] }
                 } else {
                     ready[index] = Int16(ZMQ_POLLIN)
                 }

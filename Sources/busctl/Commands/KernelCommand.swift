@@ -15,9 +15,12 @@ struct KernelCommand: BusctlCommand {
             OptionSpec("grace-ms", value: "MS", help: "How long a request without its own deadline waits for a worker.", default: "5000"),
             OptionSpec("max-message-bytes", value: "BYTES", help: "Largest accepted message; bigger ones disconnect the sender.", default: "1048576"),
             OptionSpec("max-retained", value: "N", help: "Most topics with a retained value.", default: "100000"),
+            OptionSpec("subscriber-hwm", value: "N", help: "Messages queued towards each subscriber.", default: "10000"),
             OptionSpec(
-                "subscriber-hwm", value: "N", help: "Messages queued towards each subscriber; past it that subscriber alone loses events (a gap).",
-                default: "10000"),
+                "subscriber-grace-ms", value: "MS",
+                help:
+                    "How long a full subscriber queue holds the event stream (publishers wait) before that subscriber alone loses events (a counted drop, a gap for it); 0 never holds.",
+                default: "100"),
             OptionSpec("policy", value: "FILE", help: "Permission policy (JSON); default KEYS/policy.json or the built-in one."),
         ]
     static let discussion: String? = """
@@ -54,6 +57,10 @@ struct KernelCommand: BusctlCommand {
         }
         if let n = try arguments.int("max-retained") { config.maxRetainedTopics = n }
         if let n = try arguments.int("subscriber-hwm") { config.subscriberHighWater = Int32(clamping: max(1, n)) }
+        if let ms = try arguments.int("subscriber-grace-ms") {
+            guard (0...60_000).contains(ms) else { throw UsageError("--subscriber-grace-ms must be 0 to 60000") }
+            config.subscriberGrace = .milliseconds(ms)
+        }
         keys = arguments.value("keys")
         policy = arguments.value("policy")
         if policy != nil && keys == nil { throw UsageError("--policy needs --keys (permissions come from CURVE identities)") }
