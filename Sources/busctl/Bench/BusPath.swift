@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import Synchronization
 
 /// The bus side of `busctl bench`: the real kernel (a `busctl kernel` child process) and
 /// `Bus` clients through the public API.
@@ -44,6 +45,11 @@ enum BusPath {
         }
     }
 
+    /// How many events each subscriber should get: unknown (`Int.max`) until publishing ends.
+    final class Expected: Sendable {
+        let count = Atomic<Int>(.max)
+    }
+
     static func client(_ endpoints: Endpoints, name: String, buffer: Int = 100_000) -> BusClient {
         var options = BusOptions(endpoints: endpoints, name: name)
         options.logger = Logger(label: name, level: .error)
@@ -62,7 +68,10 @@ enum BusPath {
         try await kernel.ready(publisher)
         var clients: [BusClient] = []
         var tasks: [Task<(Int, UInt64, UInt64), Never>] = []
-        let stop = Locked(false)
+        // Each subscriber ends once it has every event sent (known when publishing ends), or
+        // when cancelled after its progress stalls (events lost).
+        let expected = Expected()
+        let progress = Locked([Int](repeating: 0, count: subscribers))
         for index in 0..<subscribers {
             let sub = client(kernel.endpoints, name: "benchsub\(index)")
             clients.append(sub)
@@ -77,8 +86,10 @@ enum BusPath {
                         received += 1
                         last = WallClock.nanos()
                         if first == 0 { first = last }
-                        if stop.withLock({ $0 }) { break }
+                        if received & 1023 == 0 { progress.withLock { $0[index] = received } }
+                        if received >= expected.count.load(ordering: .relaxed) { break }
                     }
+                    progress.withLock { $0[index] = received }
                     return (received, first, last)
                 })
         }
@@ -91,17 +102,21 @@ enum BusPath {
                 sent += 1
             }
         }
-        // Drain, then end the subscriptions.
-        try await Task.sleep(for: .milliseconds(600))
-        stop.withLock { $0 = true }
-        try await publisher.publish("bench.t", payload: payload)
-        // A subscriber that lost that last event ends when cancelled: one shared grace period,
-        // not one per subscriber.
-        let subscriberTasks = tasks
-        let grace = Task {
-            try? await Task.sleep(for: .milliseconds(500))
-            for task in subscriberTasks { task.cancel() }
+        // Drain: until every subscriber has everything, or nobody made progress for 500 ms.
+        expected.count.store(sent, ordering: .relaxed)
+        var lastTotal = -1
+        var lastChange = ContinuousClock.now
+        while ContinuousClock.now - lastChange < .milliseconds(500) {
+            let counts = progress.withLock { $0 }
+            if counts.allSatisfy({ $0 >= sent }) { break }
+            let total = counts.reduce(0, +)
+            if total != lastTotal {
+                lastTotal = total
+                lastChange = .now
+            }
+            try await Task.sleep(for: .milliseconds(50))
         }
+        for task in tasks { task.cancel() }
         var rate = 0.0
         var received = 0
         for (index, task) in tasks.enumerated() {
@@ -110,7 +125,6 @@ enum BusPath {
             if last > first { rate += Double(count) / (Double(last - first) / 1e9) }
             await clients[index].close()
         }
-        grace.cancel()
         await publisher.close()
         return (rate, max(0, sent * subscribers - received))
     }

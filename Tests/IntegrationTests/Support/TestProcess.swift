@@ -99,6 +99,15 @@ final class TestProcess: @unchecked Sendable {
     /// How the process ended: by exit or by a signal.
     var terminationReason: Process.TerminationReason { process.terminationReason }
 
+    /// The Linux scheduler's view of the process (state letter and wait channel), for failure
+    /// messages: a process that does not go away is stopped, in uninterruptible I/O, or a zombie.
+    var kernelState: String {
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? "gone"
+        let state = stat.split(separator: ")").last?.split(separator: " ").first.map(String.init) ?? "?"
+        let wchan = (try? String(contentsOfFile: "/proc/\(pid)/wchan", encoding: .utf8)) ?? "?"
+        return "state \(state), wchan \(wchan)"
+    }
+
     func signal(_ number: Int32) {
         if isRunning { kill(pid, number) }
     }
