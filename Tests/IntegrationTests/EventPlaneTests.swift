@@ -242,6 +242,61 @@ struct EventPlaneTests {
         }
     }
 
+    /// The same rule in the client: a subscription whose consumer pauses for less than the
+    /// grace gets every event although its buffer is far smaller than the stream (the client
+    /// stops reading, the kernel holds, the publisher waits). With a grace of zero (client and
+    /// kernel) it loses events, reported as gaps.
+    @Test(arguments: [400, 0]) func slowConsumer_pausingLessThanTheGrace_losesNothing(graceMs: Int) async throws {
+        try await Harness.with(kernelArguments: ["--subscriber-hwm", "100", "--subscriber-grace-ms", String(graceMs)]) { h in
+            var options = h.options(name: "consumer")
+            options.subscriptionBuffer = 50
+            options.subscriberGrace = .milliseconds(graceMs)
+            let consumer = BusClient(options: options)
+            let subscription = try consumer.subscribe("sc.>")
+            try await subscription.confirm()
+            let total = 1500
+            let progress = Locked((received: 0, missed: UInt64(0), inOrder: true))
+            let reader = Task {
+                var last: UInt64 = 0
+                for await event in subscription where event.topic == "sc.t" {
+                    let count = progress.withLock { p -> Int in
+                        p.received += 1
+                        p.missed += event.missed
+                        if event.meta.seq != last + 1 + event.missed { p.inOrder = false }
+                        return p.received
+                    }
+                    last = event.meta.seq
+                    if count % 50 == 0 { try? await Task.sleep(for: .milliseconds(20)) }
+                }
+            }
+            let publisher = h.client(name: "sc")
+            let payload = [UInt8](repeating: 0x61, count: 16 * 1024)
+            for _ in 0..<total { try await publisher.publish("sc.t", payload: payload) }
+            // Until everything arrived, or nothing more does for 2 s.
+            var seen = -1
+            var lastChange = ContinuousClock.now
+            while ContinuousClock.now - lastChange < .seconds(2) {
+                let received = progress.withLock { $0.received }
+                if received == total { break }
+                if received != seen {
+                    seen = received
+                    lastChange = .now
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            reader.cancel()
+            let result = progress.withLock { $0 }
+            if graceMs > 0 {
+                #expect(result.received == total)
+                #expect(result.missed == 0)
+                #expect(result.inOrder)
+            } else {
+                #expect(result.received < total)
+            }
+            await consumer.close()
+        }
+    }
+
     @Test func oversizedPayload_isRefusedByTheLibrary_withAClearError() async throws {
         try await Harness.with { h in
             let big = [UInt8](repeating: 0x20, count: (1 << 20) + 1)

@@ -32,7 +32,10 @@ struct PersistDiskFullTests {
             let failed = await eventually(timeout: .seconds(15)) { seen.withLock { $0.contains { $0.topic == "persist.error" } } }
             #expect(failed)
             #expect(seen.withLock { $0.first { $0.topic == "persist.error" }?.code } == "disk_full")
-            #expect(persist.stderr.contains("error persist: cannot write to the database"))
+            // The log line is written before the event is published, but reaches this process
+            // through a pipe read in the background: wait for it.
+            let logged = await eventually(timeout: .seconds(5)) { persist.stderr.contains("error persist: cannot write to the database") }
+            #expect(logged, "persist log:\n\(persist.stderr)")
             // Still running and answering while it cannot write.
             #expect(persist.isRunning)
             _ = try await h.persist("stats")

@@ -11,6 +11,8 @@ final class BatchChannel<Element: Sendable>: Sendable {
         var finished = false
         /// Elements dropped because the consumer fell `capacity` behind, not yet reported.
         var dropped: UInt64 = 0
+        /// Runs once the consumer next takes (the producer waits for room).
+        var onRoom: (@Sendable () -> Void)?
     }
 
     let capacity: Int
@@ -42,6 +44,22 @@ final class BatchChannel<Element: Sendable>: Sendable {
         waiter?.resume()
     }
 
+    /// Elements that fit before the next push drops some (`Int.max` once finished).
+    var room: Int {
+        state.withLock { $0.finished ? .max : capacity - $0.buffer.count }
+    }
+
+    /// Calls `action` once there is room: at once when there is, else when the consumer next
+    /// takes (or the channel finishes). One waiting action at a time; a new one replaces it.
+    func whenRoom(_ action: @escaping @Sendable () -> Void) {
+        let now = state.withLock { s -> Bool in
+            if s.finished || s.buffer.count < capacity { return true }
+            s.onRoom = action
+            return false
+        }
+        if now { action() }
+    }
+
     /// Appends one element (the I/O thread).
     func push(_ element: Element) {
         let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
@@ -55,12 +73,16 @@ final class BatchChannel<Element: Sendable>: Sendable {
 
     /// No more elements: the consumer gets what is queued, then nil.
     func finish() {
-        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+        let (waiter, onRoom) = state.withLock { s -> (CheckedContinuation<Void, Never>?, (@Sendable () -> Void)?) in
             s.finished = true
-            defer { s.waiter = nil }
-            return s.waiter
+            defer {
+                s.waiter = nil
+                s.onRoom = nil
+            }
+            return (s.waiter, s.onRoom)
         }
         waiter?.resume()
+        onRoom?()
     }
 
     /// Every element queued, oldest first, and how many were dropped before them; waits while
@@ -75,12 +97,14 @@ final class BatchChannel<Element: Sendable>: Sendable {
             }
             // Swapped out, not copied: `removeAll(keepingCapacity:)` on the buffer just handed
             // out would allocate a new one as large as the biggest batch on every take.
-            let (batch, finished, dropped) = state.withLock { s -> ([Element], Bool, UInt64) in
-                let taken = (s.buffer, s.finished, s.dropped)
+            let (batch, finished, dropped, onRoom) = state.withLock { s -> ([Element], Bool, UInt64, (@Sendable () -> Void)?) in
+                let taken = (s.buffer, s.finished, s.dropped, s.buffer.isEmpty ? nil : s.onRoom)
                 s.buffer = []
                 s.dropped = 0
+                if taken.3 != nil { s.onRoom = nil }
                 return taken
             }
+            onRoom?()
             if !batch.isEmpty { return (batch, dropped) }
             if finished { return nil }
             await withTaskCancellationHandler {

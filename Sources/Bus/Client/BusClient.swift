@@ -43,7 +43,9 @@ public final class BusClient: Sendable {
     /// not fail when the kernel is not up yet (requests then fail with ``BusError/unreachable``).
     public init(options: BusOptions) {
         self.options = options
-        self.io = IOThread(endpoints: options.endpoints, logger: options.logger, name: options.name, security: options.security)
+        self.io = IOThread(
+            endpoints: options.endpoints, logger: options.logger, name: options.name, security: options.security,
+            subscriberGrace: options.subscriberGrace)
     }
 
     /// Closes every socket after flushing queued publishes. Pending requests fail with

@@ -17,9 +17,16 @@ public struct BusOptions: Sendable {
     /// variable changes it for every process of a deployment.
     public var heartbeat: Duration = BusOptions.environmentHeartbeat ?? .milliseconds(1000)
     public var liveness = 3
-    /// Events buffered per subscription before the oldest undelivered are kept and newer ones
-    /// dropped (and reported as a gap).
+    /// Events buffered per subscription. When one is full, the process stops reading events
+    /// (they wait in the kernel, which holds its publishers in turn) for up to
+    /// ``subscriberGrace``; past it, newer events are dropped for the full subscriptions and
+    /// reported as a gap.
     public var subscriptionBuffer = 10_000
+    /// How long a full subscription buffer may hold up the process's event intake (every
+    /// subscription of this client waits with it) before it drops instead; after that, full
+    /// buffers drop at once for 10 s. Zero: never hold. The kernel applies the same rule to
+    /// each subscriber's queue (`busctl kernel --subscriber-grace-ms`).
+    public var subscriberGrace: Duration = .milliseconds(100)
     /// Largest payload sent: the kernel disconnects a peer whose frame exceeds its
     /// `--max-message-bytes` without any error, so the library refuses bigger payloads itself.
     public var maxPayloadBytes = 1 << 20

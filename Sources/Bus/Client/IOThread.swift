@@ -32,6 +32,8 @@ final class IOThread: TaskExecutor, Sendable {
     let endpoints: Endpoints
     let logger: Logger
     let security: ClientSecurity?
+    /// See ``BusOptions/subscriberGrace``.
+    let subscriberGrace: Duration
     private let wake = WakeUp()
     private let queue = Locked(Queue())
     /// The I/O thread's `pthread_t`, once it runs: work queued by the thread itself needs no
@@ -41,11 +43,12 @@ final class IOThread: TaskExecutor, Sendable {
     /// True on the I/O thread itself.
     var isCurrent: Bool { pthread_equal(pthread_self(), threadID.load(ordering: .acquiring)) != 0 }
 
-    init(endpoints: Endpoints, logger: Logger, name: String, security: ClientSecurity? = nil) {
+    init(endpoints: Endpoints, logger: Logger, name: String, security: ClientSecurity? = nil, subscriberGrace: Duration = .milliseconds(100)) {
         self.context = ZMQContext(ioThreads: 1)
         self.endpoints = endpoints
         self.logger = logger
         self.security = security
+        self.subscriberGrace = subscriberGrace
         Thread.startNamed("bus.io.\(name)") { [self] in
             threadID.store(UInt(pthread_self()), ordering: .releasing)
             let loop = IOLoop(thread: self)
@@ -283,6 +286,9 @@ final class IOLoop {
         return handler
     }
 
+    /// A subscription buffer the subscriber was waiting for has room again.
+    func resumeSubscriber() { subscriber?.resume(self) }
+
     /// Marks the poll set stale (a handler replaced its socket).
     func socketsChanged() { pollDirty = true }
 
@@ -308,6 +314,9 @@ final class IOLoop {
         var poller = ZMQPoller()
         var pollOrder: [ObjectIdentifier] = []
         var pollingWritable = false
+        // The subscriber's place in the poll set, and whether it is watched (not while paused).
+        var subscriberIndex = -1
+        var watchingSubscriber = true
         var stopping = false
         var woken = true
         while true {
@@ -330,12 +339,20 @@ final class IOLoop {
                 poller.removeAll()
                 poller.add(fd: thread.wakeFD)
                 pollOrder = order
+                subscriberIndex = -1
                 for id in pollOrder {
                     let handler = handlers[id]!
-                    poller.add(handler.socket, writable: wantWritable && handler === publisher)
+                    let index = poller.add(handler.socket, writable: wantWritable && handler === publisher)
+                    if handler === subscriber { subscriberIndex = index }
                 }
                 pollDirty = false
                 pollingWritable = wantWritable
+                watchingSubscriber = true
+            }
+            let subscriberPaused = subscriber?.isPaused ?? false
+            if subscriberIndex >= 0, watchingSubscriber == subscriberPaused {
+                watchingSubscriber = !subscriberPaused
+                poller.watchReadable(subscriberIndex, watchingSubscriber)
             }
             let now = ContinuousClock.now
             var next = now + .milliseconds(500)

@@ -22,10 +22,22 @@ final class SubscriberHandler: IOHandler {
     private var locals: [Int: Local] = [:]
     private var prefixes: [[UInt8]: Int] = [:]
     var malformed: UInt64 = 0
+    /// Since when reading is paused because a subscription's buffer is full (the events wait
+    /// in the socket and the kernel); nil while reading.
+    private(set) var pausedSince: ContinuousClock.Instant?
+    /// Until then, a full buffer drops instead of pausing (a consumer stayed stuck past the grace).
+    private var lossyUntil = ContinuousClock.now
+    private let grace: Duration
+    private let thread: IOThread
 
     init(loop: IOLoop) throws(ZMQError) {
         socket = try loop.connect(.sub, to: loop.endpoints.eventsOut, tuning: .client)
+        grace = loop.thread.subscriberGrace
+        thread = loop.thread
     }
+
+    /// The loop stops watching the socket while paused.
+    var isPaused: Bool { pausedSince != nil }
 
     /// Adds a local subscription. Returns true when every wire prefix it needs was already
     /// subscribed (so the kernel will not send snapshots for it: fetch retained values instead).
@@ -45,6 +57,7 @@ final class SubscriberHandler: IOHandler {
 
     func remove(id: Int) {
         guard let local = locals.removeValue(forKey: id) else { return }
+        // Finishing calls its room action, if the handler was waiting for it.
         local.channel.finish()
         for prefix in Set(local.patterns.map(\.wirePrefix)) {
             let count = prefixes[prefix, default: 1] - 1
@@ -62,9 +75,21 @@ final class SubscriberHandler: IOHandler {
     /// without copies when they repeat.
     private let parts = ZMQParts(capacity: 4)
 
-    /// Reads what is waiting (up to a bound), then hands each subscription its batch.
+    /// Reads what is waiting (up to a bound, and no more than the fullest subscription buffer
+    /// has room for), then hands each subscription its batch. With a full buffer it pauses:
+    /// the events wait in the socket, then in the kernel, which holds publishers in turn.
     func readable(_ loop: IOLoop) {
-        for _ in 0..<4096 {
+        guard pausedSince == nil else { return }
+        var budget = 4096
+        let now = ContinuousClock.now
+        if grace > .zero, now >= lossyUntil {
+            for local in locals.values { budget = min(budget, local.channel.room) }
+            if budget <= 0 {
+                pause(loop, now: now)
+                return
+            }
+        }
+        for _ in 0..<budget {
             let count: Int
             do {
                 guard let received = try parts.receive(socket) else { break }
@@ -107,7 +132,42 @@ final class SubscriberHandler: IOHandler {
         }
     }
 
-    func tick(_ loop: IOLoop, now: ContinuousClock.Instant) -> ContinuousClock.Instant? { nil }
+    private func pause(_ loop: IOLoop, now: ContinuousClock.Instant) {
+        pausedSince = now
+        let thread = self.thread
+        let resume: @Sendable () -> Void = {
+            thread.submit { loop in loop.resumeSubscriber() }
+        }
+        for local in locals.values where local.channel.room <= 0 { local.channel.whenRoom(resume) }
+    }
+
+    /// Reading again: every full buffer has room, or the grace ran out (then full buffers drop
+    /// for a while), or a subscription went away.
+    func resume(_ loop: IOLoop) {
+        guard pausedSince != nil else { return }
+        if locals.values.contains(where: { $0.channel.room <= 0 }) {
+            // Another buffer is still full: keep waiting for it (the tick ends the grace).
+            for local in locals.values where local.channel.room <= 0 {
+                let thread = self.thread
+                local.channel.whenRoom { thread.submit { loop in loop.resumeSubscriber() } }
+            }
+            return
+        }
+        pausedSince = nil
+        readable(loop)
+    }
+
+    func tick(_ loop: IOLoop, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        guard let pausedSince else { return nil }
+        let end = pausedSince + grace
+        guard now >= end else { return end }
+        lossyUntil = now + .seconds(10)
+        loop.logger.warning(
+            "a subscription's buffer stayed full for \(grace): events it cannot take are dropped for it (reported as gaps) for the next 10 s")
+        self.pausedSince = nil
+        readable(loop)
+        return nil
+    }
 
     func close(_ loop: IOLoop) {
         loop.release(socket)
