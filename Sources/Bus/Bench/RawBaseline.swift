@@ -144,9 +144,13 @@ public enum RawBaseline {
         let frames = eventFrames(size: size, seq: 1)
         let end = WallClock.nanos() + UInt64(seconds * 1e9)
         var sent = 0
+        // Blocking sends, as a plain libzmq publisher would: with NODROP a full pipe blocks the
+        // thread until there is room (a non-blocking send would spin on EAGAIN and take CPU
+        // from the forwarder and subscribers on this 2-core machine).
+        try pub.set(ZMQ_SNDTIMEO, 1000)
         while WallClock.nanos() < end {
             for _ in 0..<256 {
-                if try pub.send(frames, dontWait: true) { sent += 1 }
+                if try pub.send(frames, dontWait: false) { sent += 1 }
             }
         }
         // Drain: wait until the subscribers stop receiving.
