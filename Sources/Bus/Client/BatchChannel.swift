@@ -32,7 +32,10 @@ final class BatchChannel<Element: Sendable>: Sendable {
         let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
             guard !s.finished else { return nil }
             let room = capacity - s.buffer.count
-            if room >= batch.count {
+            if s.buffer.isEmpty && room >= batch.count {
+                // Shared, not copied: the consumer took everything before.
+                s.buffer = batch
+            } else if room >= batch.count {
                 s.buffer.append(contentsOf: batch)
             } else {
                 if room > 0 { s.buffer.append(contentsOf: batch.prefix(room)) }

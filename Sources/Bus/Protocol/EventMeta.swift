@@ -84,13 +84,15 @@ public struct EventMeta: Equatable, Sendable {
 
     /// Replaces `out` with a whole header: the fixed part, then `tail` (from ``encodeTail``).
     static func write(flags: Flags, seq: UInt64, timestampMicros: UInt64, tail: [UInt8], to out: inout [UInt8]) {
-        out.removeAll(keepingCapacity: true)
-        out.reserveCapacity(fixedSize + tail.count)
-        out.append(version)
-        out.append(flags.rawValue)
-        out.appendBigEndian(seq)
-        out.appendBigEndian(timestampMicros)
-        out.append(contentsOf: tail)
+        let count = fixedSize + tail.count
+        if out.count != count { out = [UInt8](repeating: 0, count: count) }
+        out.withUnsafeMutableBytes { bytes in
+            bytes[0] = version
+            bytes[1] = flags.rawValue
+            bytes.storeBytes(of: seq.bigEndian, toByteOffset: 2, as: UInt64.self)
+            bytes.storeBytes(of: timestampMicros.bigEndian, toByteOffset: 10, as: UInt64.self)
+            tail.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: bytes[fixedSize...]).copyMemory(from: $0) }
+        }
     }
 
     /// A length byte and at most 255 bytes of `text`, cut on a character boundary (never
@@ -212,6 +214,6 @@ extension Array where Element == UInt8 {
     }
 
     mutating func appendBigEndian(_ value: UInt64) {
-        for shift in stride(from: 56, through: 0, by: -8) { append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
     }
 }
