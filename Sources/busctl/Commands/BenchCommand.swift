@@ -302,5 +302,5 @@ struct BenchCommand: BusctlCommand {
 
 extension FreePorts {
     /// A base port for a benchmark kernel or forwarder.
-    static func base() -> Int { kernelBase(in: 30_000...60_000) ?? 40_000 }
+    static func base() -> Int { kernelBase() ?? 30_000 }
 }

@@ -159,7 +159,7 @@ final class TestProcess: @unchecked Sendable {
 extension FreePorts {
     /// A base port P with P, P+1 and P+2 free on 127.0.0.1 (a test kernel's endpoints).
     static func kernelBase() -> Int {
-        guard let base = kernelBase(in: 20_000...59_000) else { fatalError("no three consecutive free ports found") }
+        guard let base = kernelBase(in: defaultRange) else { fatalError("no three consecutive free ports found") }
         return base
     }
 }
