@@ -59,6 +59,9 @@ struct AuthRuntimeTests {
         #expect(await runtime.state.phase == .authenticated)
         world.clock.advance(by: .seconds(1))
         #expect(await eventually { world.states.suffix(2) == [.refreshing, .authenticated] })
+        // The new tokens are saved by the runtime's task, not before the state is published:
+        // wait for them rather than race it.
+        #expect(await eventually { world.tokens.value?.session.accessToken != before.accessToken })
         let after = try #require(world.tokens.value?.session)
         #expect(after.accessToken != before.accessToken)
         #expect(after.refreshToken != before.refreshToken)
