@@ -9,6 +9,24 @@ struct KernelStats: Decodable, Sendable {
         var bytes: UInt64 = 0
         var drops: UInt64 = 0
         var malformed: UInt64 = 0
+        /// Times a full subscriber queue made the kernel hold the stream, and for how long.
+        var stalls: UInt64 = 0
+        var stalledMs: Int64 = 0
+
+        enum CodingKeys: String, CodingKey {
+            case messages, bytes, drops, malformed, stalls
+            case stalledMs = "stalled_ms"
+        }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            messages = try c.decodeIfPresent(UInt64.self, forKey: .messages) ?? 0
+            bytes = try c.decodeIfPresent(UInt64.self, forKey: .bytes) ?? 0
+            drops = try c.decodeIfPresent(UInt64.self, forKey: .drops) ?? 0
+            malformed = try c.decodeIfPresent(UInt64.self, forKey: .malformed) ?? 0
+            stalls = try c.decodeIfPresent(UInt64.self, forKey: .stalls) ?? 0
+            stalledMs = try c.decodeIfPresent(Int64.self, forKey: .stalledMs) ?? 0
+        }
     }
 
     struct TopicStats: Decodable, Sendable {

@@ -45,7 +45,8 @@ struct StatsReport {
     func text() -> String {
         let events = current.events
         var text = "kernel up \(Format.age(ms: current.uptimeMs)), \(events.messages) events (\(Format.bytes(Double(events.bytes)))), "
-        text += "\(events.drops) dropped, \(events.malformed) malformed; rates over \(Format.number(elapsed)) s\n\n"
+        text += "\(events.drops) dropped, \(events.malformed) malformed, "
+        text += "\(events.stalls) held for a full subscriber (\(events.stalledMs) ms); rates over \(Format.number(elapsed)) s\n\n"
         let topicRows = topics
         if topicRows.isEmpty {
             text += "no topics yet\n"
@@ -84,7 +85,10 @@ struct StatsReport {
         let events = current.events
         return [
             "time": Format.iso(us: current.timeUs), "interval_s": Self.rounded(elapsed), "uptime_ms": current.uptimeMs,
-            "events": ["messages": events.messages, "bytes": events.bytes, "drops": events.drops, "malformed": events.malformed],
+            "events": [
+                "messages": events.messages, "bytes": events.bytes, "drops": events.drops, "malformed": events.malformed,
+                "stalls": events.stalls, "stalled_ms": events.stalledMs,
+            ],
             "topics": topics.map { row -> [String: Any] in
                 [
                     "topic": row.stats.topic, "msgs_per_s": Self.rounded(row.messagesPerSecond), "bytes_per_s": Self.rounded(row.bytesPerSecond),
