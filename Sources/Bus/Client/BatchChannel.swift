@@ -16,14 +16,19 @@ final class BatchChannel<Element: Sendable>: Sendable {
     }
 
     let capacity: Int
+    /// Whether a full buffer makes the producer wait (``BusOptions/subscriberGrace``) instead
+    /// of dropping at once.
+    let holdsProducer: Bool
     private let state = Locked(State())
     private let onCancel: @Sendable () -> Void
 
     /// - Parameters:
     ///   - capacity: elements held before newer ones are dropped (and counted).
+    ///   - holdsProducer: see ``holdsProducer``.
     ///   - onCancel: runs when the consumer's task is cancelled while taking.
-    init(capacity: Int = .max, onCancel: @escaping @Sendable () -> Void = {}) {
+    init(capacity: Int = .max, holdsProducer: Bool = true, onCancel: @escaping @Sendable () -> Void = {}) {
         self.capacity = max(1, capacity)
+        self.holdsProducer = holdsProducer
         self.onCancel = onCancel
     }
 

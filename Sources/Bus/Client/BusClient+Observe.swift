@@ -43,7 +43,9 @@ extension BusClient {
         let (inbox, feed) = AsyncStream<ObserveInput>.makeStream(bufferingPolicy: .bufferingNewest(options.subscriptionBuffer))
         let (output, deliver) = AsyncStream<Observed<Value>>.makeStream(bufferingPolicy: .bufferingNewest(options.subscriptionBuffer))
         let pattern = try TopicPattern(topic)
-        let subscription = try subscribe([pattern], bufferSize: options.subscriptionBuffer, onExisting: nil)
+        // Newest-value semantics: a full buffer drops (reported, healed by a fetch) rather than
+        // holding the process's intake.
+        let subscription = try subscribe([pattern], bufferSize: options.subscriptionBuffer, holdsIntake: false, onExisting: nil)
         let logger = self.logger
 
         let fetch: @Sendable (ObservedOrigin) -> Void = { [weak self] origin in

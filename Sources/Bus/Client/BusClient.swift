@@ -206,13 +206,20 @@ public final class BusClient: Sendable {
         try subscribe([pattern])
     }
 
-    func subscribe(_ patterns: [TopicPattern], bufferSize: Int, onExisting: (@Sendable () -> Void)?) throws(BusError) -> BusSubscription {
+    /// - Parameter holdsIntake: whether a full buffer pauses the process's event intake (up to
+    ///   ``BusOptions/subscriberGrace``) instead of dropping at once. Off for subscriptions that
+    ///   keep only the newest values anyway (`observe`) and for the path probe: holding for
+    ///   them would push the wait back to the kernel, where a drop past the grace could be the
+    ///   stream's last event, which no later gap would reveal.
+    func subscribe(
+        _ patterns: [TopicPattern], bufferSize: Int, holdsIntake: Bool = true, onExisting: (@Sendable () -> Void)?
+    ) throws(BusError) -> BusSubscription {
         let id = nextID()
         let io = self.io
         let unsubscribe: @Sendable () -> Void = {
             io.submit { loop in (try? loop.subscriberHandler())?.remove(id: id) }
         }
-        let channel = EventChannel(capacity: bufferSize, onCancel: unsubscribe)
+        let channel = EventChannel(capacity: bufferSize, holdsProducer: holdsIntake, onCancel: unsubscribe)
         let accepted = io.submit { loop in
             do throws(ZMQError) {
                 let existing = try loop.subscriberHandler().add(id: id, patterns: patterns, channel: channel)
@@ -236,7 +243,7 @@ public final class BusClient: Sendable {
     /// kernel applies it after them) and publishes probes until one comes back.
     func confirmPath(timeout: Duration) async throws(BusError) {
         let topic = "bus.probe.\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
-        let probe = try subscribe([try TopicPattern(topic)], bufferSize: 16, onExisting: nil)
+        let probe = try subscribe([try TopicPattern(topic)], bufferSize: 16, holdsIntake: false, onExisting: nil)
         let event: Frames = [
             Array(topic.utf8),
             EventMeta(seq: 1, timestampMicros: WallClock.microsNow(), source: options.name, instance: options.instance).encode(),

@@ -83,7 +83,7 @@ final class SubscriberHandler: IOHandler {
         var budget = 4096
         let now = ContinuousClock.now
         if grace > .zero, now >= lossyUntil {
-            for local in locals.values { budget = min(budget, local.channel.room) }
+            for local in locals.values where local.channel.holdsProducer { budget = min(budget, local.channel.room) }
             if budget <= 0 {
                 pause(loop, now: now)
                 return
@@ -138,16 +138,16 @@ final class SubscriberHandler: IOHandler {
         let resume: @Sendable () -> Void = {
             thread.submit { loop in loop.resumeSubscriber() }
         }
-        for local in locals.values where local.channel.room <= 0 { local.channel.whenRoom(resume) }
+        for local in locals.values where local.channel.holdsProducer && local.channel.room <= 0 { local.channel.whenRoom(resume) }
     }
 
     /// Reading again: every full buffer has room, or the grace ran out (then full buffers drop
     /// for a while), or a subscription went away.
     func resume(_ loop: IOLoop) {
         guard pausedSince != nil else { return }
-        if locals.values.contains(where: { $0.channel.room <= 0 }) {
+        if locals.values.contains(where: { $0.channel.holdsProducer && $0.channel.room <= 0 }) {
             // Another buffer is still full: keep waiting for it (the tick ends the grace).
-            for local in locals.values where local.channel.room <= 0 {
+            for local in locals.values where local.channel.holdsProducer && local.channel.room <= 0 {
                 let thread = self.thread
                 local.channel.whenRoom { thread.submit { loop in loop.resumeSubscriber() } }
             }
