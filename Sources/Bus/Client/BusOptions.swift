@@ -20,7 +20,8 @@ public struct BusOptions: Sendable {
     /// Events buffered per subscription. When one is full, the process stops reading events
     /// (they wait in the kernel, which holds its publishers in turn) for up to
     /// ``subscriberGrace``; past it, newer events are dropped for the full subscriptions and
-    /// reported as a gap.
+    /// reported as a gap. `observe` streams drop at once instead (they keep the newest value
+    /// and heal a gap by fetching it).
     public var subscriptionBuffer = 10_000
     /// How long a full subscription buffer may hold up the process's event intake (every
     /// subscription of this client waits with it) before it drops instead; after that, full
