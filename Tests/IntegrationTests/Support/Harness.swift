@@ -7,8 +7,9 @@ import Testing
 /// start services and clients against it. Everything started is stopped by ``shutdown()``.
 final class Harness: @unchecked Sendable {
     // @unchecked: `processes` and `clients` are Mutex-guarded; the rest is immutable.
-    let kernelURL: String
-    let endpoints: Endpoints
+    // Set once more only when the first kernel could not bind (in startKernel, before use).
+    private(set) var kernelURL: String
+    private(set) var endpoints: Endpoints
     private(set) var kernel: TestProcess!
     private let processes = Locked<[TestProcess]>([])
     private let clients = Locked<[BusClient]>([])
@@ -66,16 +67,28 @@ final class Harness: @unchecked Sendable {
     }
 
     /// Starts the kernel and waits until it answers `bus.ping`.
+    /// A port checked free can still be taken before the kernel binds it (another test picking
+    /// at the same moment): then it retries on other ports.
     func startKernel() async throws {
-        var arguments = ["kernel", "--kernel", kernelURL] + kernelArguments
-        if let keys { arguments += ["--keys", keys.path] }
-        kernel = try TestProcess(Binaries.busctl, arguments, name: "kernel")
-        track(kernel)
-        let probe = client(name: "probe")
-        let up = await eventually(timeout: .seconds(10)) {
-            (try? await probe.call("bus", "ping", timeout: .milliseconds(300)))?.status == 200
+        for attempt in 1...3 {
+            var arguments = ["kernel", "--kernel", kernelURL] + kernelArguments
+            if let keys { arguments += ["--keys", keys.path] }
+            let kernel = try TestProcess(Binaries.busctl, arguments, name: "kernel")
+            self.kernel = kernel
+            track(kernel)
+            let probe = client(name: "probe")
+            let up = await eventually(timeout: .seconds(10)) {
+                (try? await probe.call("bus", "ping", timeout: .milliseconds(300)))?.status == 200 || !kernel.isRunning
+            }
+            if up && kernel.isRunning { return }
+            _ = await kernel.waitForExit(timeout: .seconds(2))
+            if attempt < 3, kernel.stderr.contains("Address already in use") {
+                kernelURL = "tcp://127.0.0.1:\(FreePorts.kernelBase())"
+                endpoints = try Endpoints(kernel: kernelURL)
+                continue
+            }
+            throw HarnessError("kernel did not answer within 10 s; stderr:\n\(kernel.stderr)")
         }
-        guard up else { throw HarnessError("kernel did not answer within 10 s; stderr:\n\(kernel.stderr)") }
     }
 
     /// Runs `busctl` with arguments and returns when it exits.
