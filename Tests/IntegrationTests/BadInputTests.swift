@@ -40,11 +40,6 @@ final class RawSocket: @unchecked Sendable {
 
 @Suite(.serialized)
 struct BadInputTests {
-    func kernelStats(_ h: Harness) async throws -> [String: Any] {
-        let reply = try await h.client().call("bus", "stats")
-        return try #require(try JSONSerialization.jsonObject(with: Data(reply.payload)) as? [String: Any])
-    }
-
     func alive(_ h: Harness) async -> Bool {
         guard h.kernel.isRunning else { return false }
         return (try? await h.client().call("bus", "ping", timeout: .seconds(2)))?.status == 200
@@ -90,7 +85,7 @@ struct BadInputTests {
             try raw.send([[], MDP.worker, [0x09]])
             #expect(
                 await eventually {
-                    ((try? await kernelStats(h))?["requests"] as? [String: Any])?["rejected"] as? Int ?? 0 >= 4
+                    ((try? await h.kernelStats())?["requests"] as? [String: Any])?["rejected"] as? Int ?? 0 >= 4
                 })
             #expect(await alive(h))
         }
@@ -124,7 +119,7 @@ struct BadInputTests {
             let meta = EventMeta(seq: 1, timestampMicros: 1, source: "big", instance: "b").encode()
             try publisher.send([Array("big.t".utf8), meta, big])
             #expect(await alive(h))
-            let stats = try await kernelStats(h)
+            let stats = try await h.kernelStats()
             let topics = stats["topics"] as? [[String: Any]] ?? []
             #expect(!topics.contains { $0["topic"] as? String == "big.t" })
         }
@@ -150,7 +145,7 @@ struct BadInputTests {
             try raw.send([Array("ok.t".utf8), good, Array("{}".utf8)])
             #expect(await collector.waitFor(count: 1))
             #expect(collector.live.map(\.topic) == ["ok.t"])
-            let events = try await kernelStats(h)["events"] as? [String: Any]
+            let events = try await h.kernelStats()["events"] as? [String: Any]
             #expect(events?["malformed"] as? Int == 5)
             collector.stop()
         }

@@ -188,15 +188,10 @@ struct EventPlaneTests {
             #expect(collector.live.allSatisfy { $0.missed == 0 })
             #expect(h.kernel.isRunning)
             // What the stuck subscriber lost is counted by the kernel.
-            let events = try #require(try await kernelStats(h)["events"] as? [String: Any])
+            let events = try #require(try await h.kernelStats()["events"] as? [String: Any])
             #expect((events["drops"] as? Int ?? 0) > 0)
             collector.stop()
         }
-    }
-
-    func kernelStats(_ h: Harness) async throws -> [String: Any] {
-        let reply = try await h.client().call("bus", "stats")
-        return try #require(try JSONSerialization.jsonObject(with: Data(reply.payload)) as? [String: Any])
     }
 
     /// Backpressure: a subscriber that reads slower than the publisher publishes, in pauses
@@ -230,7 +225,7 @@ struct EventPlaneTests {
                 if seqs.count % 50 == 0 { try await Task.sleep(for: .milliseconds(20)) }
             }
             try await publishing.value
-            let events = try #require(try await kernelStats(h)["events"] as? [String: Any])
+            let events = try #require(try await h.kernelStats()["events"] as? [String: Any])
             if graceMs > 0 {
                 #expect(seqs == Array(1...UInt64(total)))
                 #expect(events["drops"] as? Int == 0)

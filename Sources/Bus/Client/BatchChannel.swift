@@ -57,6 +57,9 @@ final class BatchChannel<Element: Sendable>: Sendable {
         state.withLock { $0.finished ? .max : capacity - $0.buffer.count }
     }
 
+    /// Full, and the producer is to wait for room rather than drop.
+    var blocksProducer: Bool { holdsProducer && room <= 0 }
+
     /// Calls `action` once there is room: at once when there is, else when the consumer next
     /// takes (or the channel finishes). One waiting action at a time; a new one replaces it.
     func whenRoom(_ action: @escaping @Sendable () -> Void) {

@@ -28,6 +28,9 @@ public struct BusOptions: Sendable {
     /// buffers drop at once for 10 s. Zero: never hold. The kernel applies the same rule to
     /// each subscriber's queue (`busctl kernel --subscriber-grace-ms`).
     public var subscriberGrace: Duration = .milliseconds(100)
+    /// After a grace ran out, how long full buffers (and, in the kernel, full subscriber
+    /// queues) drop at once instead of holding.
+    public static let subscriberLossyWindow: Duration = .seconds(10)
     /// Largest payload sent: the kernel disconnects a peer whose frame exceeds its
     /// `--max-message-bytes` without any error, so the library refuses bigger payloads itself.
     public var maxPayloadBytes = 1 << 20

@@ -134,23 +134,24 @@ final class SubscriberHandler: IOHandler {
 
     private func pause(_ loop: IOLoop, now: ContinuousClock.Instant) {
         pausedSince = now
+        waitForRoom()
+    }
+
+    /// Asks every full buffer to resume reading once its consumer takes.
+    private func waitForRoom() {
         let thread = self.thread
-        let resume: @Sendable () -> Void = {
-            thread.submit { loop in loop.resumeSubscriber() }
+        for local in locals.values where local.channel.blocksProducer {
+            local.channel.whenRoom { thread.submit { loop in loop.resumeSubscriber() } }
         }
-        for local in locals.values where local.channel.holdsProducer && local.channel.room <= 0 { local.channel.whenRoom(resume) }
     }
 
     /// Reading again: every full buffer has room, or the grace ran out (then full buffers drop
     /// for a while), or a subscription went away.
     func resume(_ loop: IOLoop) {
         guard pausedSince != nil else { return }
-        if locals.values.contains(where: { $0.channel.holdsProducer && $0.channel.room <= 0 }) {
+        if locals.values.contains(where: { $0.channel.blocksProducer }) {
             // Another buffer is still full: keep waiting for it (the tick ends the grace).
-            for local in locals.values where local.channel.holdsProducer && local.channel.room <= 0 {
-                let thread = self.thread
-                local.channel.whenRoom { thread.submit { loop in loop.resumeSubscriber() } }
-            }
+            waitForRoom()
             return
         }
         pausedSince = nil
@@ -161,9 +162,10 @@ final class SubscriberHandler: IOHandler {
         guard let pausedSince else { return nil }
         let end = pausedSince + grace
         guard now >= end else { return end }
-        lossyUntil = now + .seconds(10)
+        lossyUntil = now + BusOptions.subscriberLossyWindow
         loop.logger.warning(
-            "a subscription's buffer stayed full for \(grace): events it cannot take are dropped for it (reported as gaps) for the next 10 s")
+            "a subscription's buffer stayed full for \(grace): events it cannot take are dropped for it (reported as gaps) for the next \(BusOptions.subscriberLossyWindow)"
+        )
         self.pausedSince = nil
         readable(loop)
         return nil

@@ -14,7 +14,7 @@ public struct KernelConfig: Sendable {
     /// window, not one per event. Zero: never hold (drop as soon as a queue is full).
     public var subscriberGrace: Duration = .milliseconds(100)
     /// See ``subscriberGrace``.
-    public var subscriberLossyWindow: Duration = .seconds(10)
+    public var subscriberLossyWindow = BusOptions.subscriberLossyWindow
     /// Most topics with a retained value.
     public var maxRetainedTopics = 100_000
     /// CURVE + ZAP + permissions; nil runs without security (loopback development).

@@ -59,6 +59,12 @@ final class Harness: @unchecked Sendable {
         guard reply.status == 200 else { throw HarnessError("bus.reload failed: \(reply.status)") }
     }
 
+    /// The kernel's `bus.stats` answer as a JSON object.
+    func kernelStats() async throws -> [String: Any] {
+        let reply = try await client().call("bus", "stats")
+        return try #require(try JSONSerialization.jsonObject(with: Data(reply.payload)) as? [String: Any])
+    }
+
     /// Environment that points a child process at this kernel (and its keys).
     var environment: [String: String] {
         var env = ["BUS_KERNEL": kernelURL]
