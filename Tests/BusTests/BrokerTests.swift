@@ -59,6 +59,38 @@ struct BrokerTests {
         #expect(replyStatus(out[0])?.1 == "no_such_service")
     }
 
+    @Test func queuedRequests_expireEachAtItsOwnDeadline_andNextDeadlineFollowsThem() {
+        var broker = Broker()
+        let other: [UInt8] = [0, 0, 0, 9]
+        _ = broker.receive(request("ghost", from: client, id: "a", timeoutMs: 2000), now: t0)
+        _ = broker.receive(request("ghost", from: other, id: "b", timeoutMs: 1000), now: t0)
+        _ = broker.tick(now: t0)  // the first heartbeat round
+        // Deadlines: 2000 - 250 and 1000 - 200 ms; the shell is asked to come back at the earlier.
+        #expect(broker.nextDeadline(now: t0) == t0 + .milliseconds(800))
+        let first = sends(broker.tick(now: t0 + .milliseconds(800)))
+        #expect(first.map { $0[0] } == [other])
+        #expect(broker.nextDeadline(now: t0 + .milliseconds(800)) == t0 + .milliseconds(1000))  // the next heartbeat
+        _ = broker.tick(now: t0 + .milliseconds(1000))
+        #expect(broker.nextDeadline(now: t0 + .milliseconds(1000)) == t0 + .milliseconds(1750))
+        let second = sends(broker.tick(now: t0 + .milliseconds(1750))).filter { $0[0] == client }
+        #expect(second.count == 1)
+        #expect(replyStatus(second[0])?.0 == 503)
+    }
+
+    @Test func queuedRequest_dispatchedBeforeItsDeadline_leavesNoTimeoutBehind() {
+        var broker = Broker()
+        _ = broker.receive(request("echo", from: client, timeoutMs: 1000), now: t0)
+        _ = broker.tick(now: t0)
+        #expect(broker.nextDeadline(now: t0) == t0 + .milliseconds(800))
+        _ = broker.receive(ready(w1, "echo"), now: t0 + .milliseconds(100))
+        // The bound may still name the dispatched request's deadline; reaching it sends the
+        // caller nothing, and the next deadline is exact again.
+        #expect(sends(broker.tick(now: t0 + .milliseconds(800))).filter { $0[0] == client }.isEmpty)
+        #expect(broker.nextDeadline(now: t0 + .milliseconds(800)) == t0 + .milliseconds(1000))
+        let out = sends(broker.receive(reply(w1, to: client), now: t0 + .milliseconds(900)))
+        #expect(out.count == 1 && out[0][0] == client)
+    }
+
     @Test func queuedRequest_whileAllWorkersBusy_gets504() {
         var broker = Broker()
         _ = broker.receive(ready(w1, "echo"), now: t0)

@@ -1,8 +1,13 @@
 import Foundation
 
-/// The kernel's request plane as a value type: a Majordomo (7/MDP) broker with 8/MMI, fed
-/// messages and clock ticks, returning what to send. No sockets, no clock of its own, so
-/// routing, load balancing, deadlines and heartbeat expiry are tested without either.
+/// The kernel's request plane: a Majordomo (7/MDP) broker with 8/MMI, fed messages and clock
+/// ticks, returning what to send. No sockets, no clock of its own, so routing, load balancing,
+/// deadlines and heartbeat expiry are tested without either.
+///
+/// Its worker and service records are classes, changed in place: as structs in dictionaries,
+/// every look-up copied a record (a retain per field) and every append to a worker's in-flight
+/// list while a copy was alive copied the whole list (up to `credit` requests, each retained).
+/// A `Broker` is therefore not copied: the kernel loop owns one, each test makes its own.
 public struct Broker {
     /// What the shell around the broker must do.
     public enum Action: Equatable, Sendable {
@@ -43,10 +48,12 @@ public struct Broker {
         var dispatched: ContinuousClock.Instant
     }
 
-    struct Worker {
+    final class Worker {
         let identity: [UInt8]
         let service: String
-        var info: WorkerInfo
+        let info: WorkerInfo
+        /// `info.effectiveCredit`, read on every dispatch.
+        let credit: Int
         var expiry: ContinuousClock.Instant
         /// Requests sent to the worker and not answered yet, oldest first. At most `credit`.
         var inFlight: [InFlight] = []
@@ -55,9 +62,19 @@ public struct Broker {
         var lastSeen: ContinuousClock.Instant
         var handled = 0
         var failed = 0
+
+        init(identity: [UInt8], service: String, info: WorkerInfo, expiry: ContinuousClock.Instant, now: ContinuousClock.Instant) {
+            self.identity = identity
+            self.service = service
+            self.info = info
+            self.credit = info.effectiveCredit
+            self.expiry = expiry
+            self.registered = now
+            self.lastSeen = now
+        }
     }
 
-    struct Service {
+    final class Service {
         var waiting: [[UInt8]] = []
         var queue: [Pending] = []
         var stats = ServiceStats()
@@ -99,11 +116,11 @@ public struct Broker {
         case .reply(let sender, let client, let body):
             return reply(sender: sender, client: client, body: body, now: now)
         case .heartbeat(let sender):
-            guard workers[sender] != nil else {
+            guard let worker = workers[sender] else {
                 return [.send(MDP.command(to: sender, .disconnect))]
             }
-            workers[sender]!.expiry = now + config.expiry
-            workers[sender]!.lastSeen = now
+            worker.expiry = now + config.expiry
+            worker.lastSeen = now
             return []
         case .disconnect(let sender):
             return disconnect(sender: sender, now: now)
@@ -114,7 +131,7 @@ public struct Broker {
     public mutating func tick(now: ContinuousClock.Instant) -> [Action] {
         var actions: [Action] = []
         if nextHeartbeat == nil || now >= nextHeartbeat! {
-            for identity in workers.keys where !workers[identity]!.draining {
+            for (identity, worker) in workers where !worker.draining {
                 actions.append(.send(MDP.command(to: identity, .heartbeat)))
             }
             nextHeartbeat = now + config.heartbeatInterval
@@ -122,14 +139,21 @@ public struct Broker {
         for (identity, worker) in workers where worker.expiry <= now {
             actions += removeWorker(identity, now: now, reason: "heartbeat expired")
         }
-        for name in Array(services.keys) {
+        // Queues are scanned only when one of their deadlines is due, and the bound is then
+        // made exact again.
+        let scanQueues = queuedDeadline.map { $0 <= now } ?? false
+        if scanQueues { queuedDeadline = nil }
+        for (name, service) in services {
             var expired: [Pending] = []
-            services[name]!.queue.removeAll { pending in
-                if pending.deadline <= now {
-                    expired.append(pending)
-                    return true
+            if scanQueues {
+                service.queue.removeAll { pending in
+                    if pending.deadline <= now {
+                        expired.append(pending)
+                        return true
+                    }
+                    return false
                 }
-                return false
+                for pending in service.queue { noteQueued(deadline: pending.deadline) }
             }
             for pending in expired {
                 let hasWorkers = workers.values.contains { $0.service == name && !$0.draining }
@@ -146,12 +170,12 @@ public struct Broker {
                         message: "no worker for service '\(name)' registered within \(waited) ms",
                         id: RequestBody.peekMeta(pending.body)?.id, from: "kernel")
                 }
-                services[name]!.stats.record(status: reply.status, latency: nil, now: now)
+                service.stats.record(status: reply.status, latency: nil, now: now)
                 actions.append(.send(MDP.clientReply(to: pending.client, service: name, body: reply.encode())))
             }
-            if services[name]!.queue.isEmpty && services[name]!.waiting.isEmpty
+            if service.queue.isEmpty && service.waiting.isEmpty
                 && !workers.values.contains(where: { $0.service == name })
-                && services[name]!.stats.isIdle(now: now)
+                && service.stats.isIdle(now: now)
             {
                 services[name] = nil
             }
@@ -163,10 +187,17 @@ public struct Broker {
     public func nextDeadline(now: ContinuousClock.Instant) -> ContinuousClock.Instant {
         var next = nextHeartbeat ?? now
         for worker in workers.values where worker.expiry < next { next = worker.expiry }
-        for service in services.values {
-            for pending in service.queue where pending.deadline < next { next = pending.deadline }
-        }
+        if let queuedDeadline, queuedDeadline < next { next = queuedDeadline }
         return next
+    }
+
+    /// No queued request's deadline is earlier (a lower bound: a request dispatched since leaves
+    /// it early, and ``tick(now:)`` then makes it exact). Scanning every queue here instead cost
+    /// the kernel a copy of each waiting request twice per loop turn.
+    private var queuedDeadline: ContinuousClock.Instant?
+
+    private mutating func noteQueued(deadline: ContinuousClock.Instant) {
+        if queuedDeadline == nil || deadline < queuedDeadline! { queuedDeadline = deadline }
     }
 
     // MARK: clients
@@ -206,27 +237,27 @@ public struct Broker {
         } else {
             noteCall(client: client, caller: nil, service: service)
         }
-        let queued = services[service]?.queue.count ?? 0
+        let record = self.service(named: service)
+        let queued = record.queue.count
         if queued >= config.maxQueuedPerService {
             let reply = ReplyBody.error(
                 503, code: "overloaded",
                 message: "service '\(service)' has \(queued) requests queued; try later",
                 id: readMeta()?.id, from: "kernel")
-            services[service, default: Service()].stats.record(status: 503, latency: nil, now: now)
+            record.stats.record(status: 503, latency: nil, now: now)
             return [.send(MDP.clientReply(to: client, service: service, body: reply.encode()))]
         }
-        services[service, default: Service()].queue.append(Pending(client: client, body: body, received: now, deadline: now + config.maxWait))
-        let actions = dispatch(service, now: now)
-        if let last = services[service]?.queue.indices.last, services[service]!.queue[last].client == client,
-            services[service]!.queue[last].received == now
-        {
+        record.queue.append(Pending(client: client, body: body, received: now, deadline: now + config.maxWait))
+        let actions = dispatch(record, now: now)
+        if let last = record.queue.indices.last, record.queue[last].client == client, record.queue[last].received == now {
             // It waits: until a little before the caller's own timeout (so it gets 503/504, not
             // silence), or the grace period when it gave none.
             var wait = config.defaultGrace
             if let ms = readMeta()?.timeoutMs, ms > 0 {
                 wait = .milliseconds(ms) - min(.milliseconds(250), .milliseconds(ms) / 5)
             }
-            services[service]!.queue[last].deadline = now + min(wait, config.maxWait)
+            record.queue[last].deadline = now + min(wait, config.maxWait)
+            noteQueued(deadline: record.queue[last].deadline)
         }
         return actions
     }
@@ -259,20 +290,18 @@ public struct Broker {
         }
         let info = WorkerInfo(identity: sender, metadata: metadata)
         let firstOfInstance = !workers.values.contains { $0.service == service && $0.info.instance == info.instance }
-        workers[sender] = Worker(
-            identity: sender, service: service, info: info, expiry: now + config.expiry,
-            registered: now, lastSeen: now)
-        services[service, default: Service()].waiting.append(sender)
+        workers[sender] = Worker(identity: sender, service: service, info: info, expiry: now + config.expiry, now: now)
+        let record = self.service(named: service)
+        record.waiting.append(sender)
         var actions: [Action] = []
         if firstOfInstance {
             actions.append(.publish(topic: "bus.service.up", payload: serviceEvent(service, info, reason: "ready")))
         }
-        return actions + dispatch(service, now: now)
+        return actions + dispatch(record, now: now)
     }
 
     private mutating func reply(sender: [UInt8], client: [UInt8], body: Frames, now: ContinuousClock.Instant) -> [Action] {
-        // Taken out of the dictionary while it changes (no copy of its in-flight list).
-        guard var worker = workers.removeValue(forKey: sender) else {
+        guard let worker = workers[sender] else {
             return [
                 .send(MDP.command(to: sender, .disconnect)),
                 .rejected(reason: "REPLY from unknown worker \(WorkerInfo.hex(sender))"),
@@ -282,19 +311,18 @@ public struct Broker {
         // credit, in order). Only a client whose request the worker holds may be answered: no
         // spoofed or duplicate replies reach anyone.
         guard let index = worker.inFlight.firstIndex(where: { $0.client == client }) else {
-            workers[sender] = worker
             return [.rejected(reason: "worker \(worker.info.instance) of '\(worker.service)' sent a REPLY for a request it does not hold")]
         }
         let inFlight = worker.inFlight.remove(at: index)
-        let wasFull = worker.inFlight.count + 1 >= worker.info.effectiveCredit
+        let wasFull = worker.inFlight.count + 1 >= worker.credit
         let status = ReplyBody.peekStatus(body)
         let latency: Duration? = now - inFlight.dispatched
         worker.handled += 1
         if let status, status >= 500 { worker.failed += 1 }
         worker.expiry = now + config.expiry
         worker.lastSeen = now
-        workers[sender] = worker
-        services[worker.service, default: Service()].stats.record(status: status ?? 200, latency: latency, now: now)
+        let record = service(named: worker.service)
+        record.stats.record(status: status ?? 200, latency: latency, now: now)
         var actions: [Action] = [.send(MDP.clientReply(to: client, service: worker.service, body: body))]
         if worker.draining {
             if worker.inFlight.isEmpty {
@@ -302,18 +330,17 @@ public struct Broker {
                 actions.append(.send(MDP.command(to: sender, .disconnect)))
             }
         } else {
-            if wasFull { services[worker.service, default: Service()].waiting.append(sender) }
-            actions += dispatch(worker.service, now: now)
+            if wasFull { record.waiting.append(sender) }
+            actions += dispatch(record, now: now)
         }
         return actions
     }
 
     private mutating func disconnect(sender: [UInt8], now: ContinuousClock.Instant) -> [Action] {
-        guard var worker = workers[sender] else { return [] }
+        guard let worker = workers[sender] else { return [] }
         if !worker.inFlight.isEmpty {
             // Let it finish: it stops getting work now and leaves once its replies are routed.
             worker.draining = true
-            workers[sender] = worker
             services[worker.service]?.waiting.removeAll { $0 == sender }
             return []
         }
@@ -346,10 +373,15 @@ public struct Broker {
         return actions
     }
 
-    private mutating func dispatch(_ name: String, now: ContinuousClock.Instant) -> [Action] {
-        // Taken out of the dictionary while it changes, so its arrays are not copied on write.
-        guard var service = services.removeValue(forKey: name) else { return [] }
-        defer { services[name] = service }
+    /// The service's record, made when it is first named.
+    private mutating func service(named name: String) -> Service {
+        if let record = services[name] { return record }
+        let record = Service()
+        services[name] = record
+        return record
+    }
+
+    private func dispatch(_ service: Service, now: ContinuousClock.Instant) -> [Action] {
         var actions: [Action] = []
         while !service.waiting.isEmpty && !service.queue.isEmpty {
             // The least loaded worker with room; the longest waiting among equals (LRU).
@@ -364,12 +396,12 @@ public struct Broker {
                 }
             }
             let identity = service.waiting.remove(at: best)
-            guard let worker = workers[identity], !worker.draining, worker.inFlight.count < worker.info.effectiveCredit else { continue }
+            guard let worker = workers[identity], !worker.draining, worker.inFlight.count < worker.credit else { continue }
             let pending = service.queue.removeFirst()
-            workers[identity]!.inFlight.append(InFlight(client: pending.client, body: pending.body, dispatched: now))
+            worker.inFlight.append(InFlight(client: pending.client, body: pending.body, dispatched: now))
             actions.append(.send(MDP.request(to: identity, client: pending.client, body: pending.body)))
             // Still room: back to the end of the line (round robin across workers).
-            if worker.inFlight.count + 1 < worker.info.effectiveCredit { service.waiting.append(identity) }
+            if worker.inFlight.count < worker.credit { service.waiting.append(identity) }
         }
         return actions
     }
