@@ -15,6 +15,16 @@ struct BodyCodecTests {
         #expect(json["id"] as? String == "1")
     }
 
+    @Test(arguments: ["plain-id.42", "", "quote\"back\\slash", "line\nfeed\ttab\r", "bell\u{07}nul\u{00}", "grüße ✓ 😀", "/slash"])
+    func requestMeta_anyText_isValidJSON_andReadsBackTheSame(text: String) throws {
+        let meta = RequestMeta(id: text, traceID: "t", caller: text)
+        let frames = RequestBody(method: "m", meta: meta).encode()
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(frames[1])) as? [String: Any])
+        #expect(json["id"] as? String == text)
+        #expect(json["caller"] as? String == text)
+        #expect(try RequestBody.decode(frames).meta == meta)
+    }
+
     @Test func requestBody_methodOnly_isAccepted() throws {
         let body = try RequestBody.decode([Array("ping".utf8)])
         #expect(body.method == "ping")
