@@ -52,15 +52,9 @@ final class OAuthTestServer: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         let output = self.output
         let errors = self.errors
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil } else { output.withLock { $0.append(data) } }
-        }
-        err.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil } else { errors.withLock { $0.append(data) } }
-        }
         try process.run()
+        OutputReader.start(out.fileHandleForReading, onData: { data in output.withLock { $0.append(data) } }, onEnd: {})
+        OutputReader.start(err.fileHandleForReading, onData: { data in errors.withLock { $0.append(data) } }, onEnd: {})
     }
 
     /// Starts the server and waits for its `PORT n` line.

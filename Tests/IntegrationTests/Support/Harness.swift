@@ -107,8 +107,11 @@ final class Harness: @unchecked Sendable {
         let process = try TestProcess(Binaries.busctl, arguments, name: "busctl", environment: env, stdin: stdin)
         track(process)
         guard let status = await process.waitForExit(timeout: timeout) else {
+            let state = process.kernelState
             await process.stop()
-            throw HarnessError("busctl \(arguments.joined(separator: " ")) did not exit within \(timeout)")
+            throw HarnessError(
+                "busctl \(arguments.joined(separator: " ")) did not exit within \(timeout) (pid \(process.pid), \(state)); stdout:\n\(process.stdout)\nstderr:\n\(process.stderr)"
+            )
         }
         return (status, process.stdout, process.stderr)
     }

@@ -1,4 +1,5 @@
 import Bus
+import BusTestSupport
 import Foundation
 
 /// Where the package's executables are: `BUS_BIN_DIR`, or the folder of the running test
@@ -56,6 +57,12 @@ final class TestProcess: @unchecked Sendable {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        // Set before `run()`: Foundation calls the handler only if it is set when its manager
+        // thread reaps the child, and a child that exits at once (bad arguments, `--help`) could
+        // be reaped before the next line ran; its exit was then never reported (the test waited
+        // 30 s for a process already gone: seen in parallel runs).
+        let exited = self.exited
+        process.terminationHandler = { p in exited.withLock { $0 = p.terminationStatus } }
         if let stdin {
             let input = Pipe()
             process.standardInput = input
@@ -66,29 +73,12 @@ final class TestProcess: @unchecked Sendable {
             process.standardInput = FileHandle.nullDevice
             try process.run()
         }
-        let stdoutBuffer = self.stdoutBuffer
-        let stderrBuffer = self.stderrBuffer
-        let drained = self.drained
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                drained.withLock { $0 += 1 }
-            } else {
-                stdoutBuffer.withLock { $0.append(data) }
-            }
-        }
-        err.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                drained.withLock { $0 += 1 }
-            } else {
-                stderrBuffer.withLock { $0.append(data) }
-            }
-        }
-        let exited = self.exited
-        process.terminationHandler = { p in exited.withLock { $0 = p.terminationStatus } }
+        Self.read(out.fileHandleForReading, into: stdoutBuffer, drained: drained)
+        Self.read(err.fileHandleForReading, into: stderrBuffer, drained: drained)
+    }
+
+    private static func read(_ handle: FileHandle, into buffer: Locked<Data>, drained: Locked<Int>) {
+        OutputReader.start(handle, onData: { data in buffer.withLock { $0.append(data) } }, onEnd: { drained.withLock { $0 += 1 } })
     }
 
     var pid: Int32 { process.processIdentifier }
@@ -105,7 +95,13 @@ final class TestProcess: @unchecked Sendable {
         let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? "gone"
         let state = stat.split(separator: ")").last?.split(separator: " ").first.map(String.init) ?? "?"
         let wchan = (try? String(contentsOfFile: "/proc/\(pid)/wchan", encoding: .utf8)) ?? "?"
-        return "state \(state), wchan \(wchan)"
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        let threads = tasks.sorted().map { task -> String in
+            let comm = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8)) ?? "?"
+            let wchan = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/wchan", encoding: .utf8)) ?? "?"
+            return "\(comm.trimmingCharacters(in: .whitespacesAndNewlines)):\(wchan)"
+        }
+        return "state \(state), wchan \(wchan), threads [\(threads.joined(separator: ", "))]"
     }
 
     func signal(_ number: Int32) {
