@@ -424,7 +424,11 @@ final class KernelLoop {
         return true
     }
 
-    /// Sends the event in `parts` to the subscribers with room and counts the drop.
+    /// Sends the event in `parts` to the subscribers with room and counts the drop. The count is
+    /// a lower bound: the failed write makes libzmq's `dist_t` take the full pipe out of the
+    /// eligible set until its reader has consumed a low-water mark's worth, and `XPUB_NODROP`
+    /// checks eligible pipes only, so the events sent meanwhile skip that subscriber without an
+    /// `EAGAIN` the kernel could see (docs/PROTOCOL.md, Slow subscribers).
     private func dropForFullQueues(topic: [UInt8]) {
         lossy { _ = sendParts() }
         events.totalDrops += 1

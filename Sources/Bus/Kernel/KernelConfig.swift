@@ -6,7 +6,8 @@ public struct KernelConfig: Sendable {
     /// High-water mark of the XPUB towards each subscriber: the events queued for it.
     public var subscriberHighWater: Int32 = 10_000
     /// How long the kernel holds the event stream when a subscriber's queue is full, waiting for
-    /// it to make room, before it drops for that subscriber alone (a counted drop, a gap for it).
+    /// it to make room, before it drops for that subscriber alone (a gap for it; the kernel's
+    /// count of such drops is a lower bound: docs/PROTOCOL.md, Slow subscribers).
     /// While it holds, publishers' own queues absorb the wait and then make `publish` wait (flow
     /// control), so a subscriber that keeps up on average loses nothing. After the grace runs
     /// out once, events that one full queue cannot take are dropped at once for

@@ -19,7 +19,7 @@ struct KernelCommand: BusctlCommand {
             OptionSpec(
                 "subscriber-grace-ms", value: "MS",
                 help:
-                    "How long a full subscriber queue holds the event stream (publishers wait) before that subscriber alone loses events (a counted drop, a gap for it); 0 never holds.",
+                    "How long a full subscriber queue holds the event stream (publishers wait) before that subscriber alone loses events (a gap for it; bus.stats drops counts them as a lower bound, see docs/PROTOCOL.md); 0 never holds.",
                 default: "100"),
             OptionSpec("policy", value: "FILE", help: "Permission policy (JSON); default KEYS/policy.json or the built-in one."),
         ]
