@@ -47,4 +47,20 @@ struct GapTrackerTests {
         #expect(gaps.record(event("t", "i", 9, .replayed)) == 0)
         #expect(gaps.record(event("t", "i", 11)) == 1)
     }
+
+    /// The kernel's repeat of a stream's newest event: a gap and delivered when it is news, not
+    /// delivered at all (nil) when the subscription already has it.
+    @Test func repeats_areAGapWhenNew_andNotDeliveredWhenSeen() {
+        var gaps = GapTracker()
+        #expect(gaps.record(event("t", "i", 1)) == 0)
+        #expect(gaps.record(event("t", "i", 2)) == 0)
+        #expect(gaps.record(event("t", "i", 2, .repeated)) == nil)
+        #expect(gaps.record(event("t", "i", 1, .repeated)) == nil)
+        #expect(gaps.record(event("t", "i", 7, .repeated)) == 4)
+        #expect(gaps.record(event("t", "i", 7, .repeated)) == nil)
+        #expect(gaps.record(event("t", "i", 8)) == 0)
+        // A stream never seen: its newest event is all there is to have.
+        #expect(gaps.record(event("u", "i", 40, .repeated)) == 0)
+        #expect(gaps.record(event("u", "i", 40, .repeated)) == nil)
+    }
 }

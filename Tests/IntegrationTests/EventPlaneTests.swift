@@ -190,6 +190,17 @@ struct EventPlaneTests {
             // What the stuck subscriber lost is counted by the kernel.
             let events = try #require(try await h.kernelStats()["events"] as? [String: Any])
             #expect((events["drops"] as? Int ?? 0) > 0)
+            // The kernel repeats the stream's newest event for the stuck one; the healthy
+            // subscription has it and never sees it twice.
+            let repeated = await eventually(timeout: .seconds(10)) {
+                let stats = try? await h.kernelStats()["events"] as? [String: Any]
+                return (stats?["catch_up"] as? [String: Any])?["repeated"] as? Int ?? 0 >= 2
+            }
+            #expect(repeated)
+            let seqs = collector.live.map(\.meta.seq)
+            #expect(seqs.count == 20_000)
+            #expect(seqs.last == 20_000)
+            #expect(zip(seqs, seqs.dropFirst()).allSatisfy { $0 + 1 == $1 })
             collector.stop()
         }
     }
@@ -219,9 +230,14 @@ struct EventPlaneTests {
                 for _ in 0..<total { try await publisher.publish("bp.t", payload: payload) }
             }
             var seqs: [UInt64] = []
-            while seqs.count < total, let frames = try await sub.receive(timeout: .seconds(3)) {
+            // Until all came, or none for 3 s (the kernel's repeats after a drop do not count).
+            var lastNew = ContinuousClock.now
+            while seqs.count < total, ContinuousClock.now - lastNew < .seconds(3), let frames = try await sub.receive(timeout: .seconds(3)) {
                 guard frames.count == 3, frames[0] == Array("bp.t".utf8) else { continue }
-                seqs.append(try EventMeta.decode(frames[1]).seq)
+                let meta = try EventMeta.decode(frames[1])
+                if meta.flags.contains(.repeated) { continue }
+                seqs.append(meta.seq)
+                lastNew = .now
                 if seqs.count % 50 == 0 { try await Task.sleep(for: .milliseconds(20)) }
             }
             try await publishing.value
@@ -234,6 +250,51 @@ struct EventPlaneTests {
                 #expect(seqs.count < total)
                 #expect((events["drops"] as? Int ?? 0) > 0)
             }
+        }
+    }
+
+    /// A subscriber that reads nothing while a stream runs far past its queue loses the stream's
+    /// end, and libzmq skips its pipe without a sign the kernel could count or a later event of
+    /// a quiet stream could show. The kernel's catch-up re-sends the stream's newest event,
+    /// flagged repeated, once the subscriber reads again: it ends on the last seq, with the gap
+    /// before it visible.
+    @Test func stuckSubscriber_thatLostAStreamsEnd_getsItsNewestEventRepeated() async throws {
+        try await Harness.with(kernelArguments: ["--subscriber-hwm", "100", "--subscriber-grace-ms", "0"]) { h in
+            let sub = try RawSocket(.sub, connect: h.endpoints.eventsOut, harness: h)
+            defer { sub.close() }
+            try sub.socket.set(24, 100)  // ZMQ_RCVHWM
+            try sub.socket.set(12, 65_536)  // ZMQ_RCVBUF: no 32 MiB of TCP autotuning to absorb the stream
+            try sub.socket.subscribe(Array("tail.".utf8))
+            let publisher = h.client(name: "tail")
+            var probed = false
+            for _ in 0..<200 where !probed {
+                try await publisher.publish("tail.probe", payload: [])
+                probed = try await sub.receive(timeout: .milliseconds(50)) != nil
+            }
+            try #require(probed)
+            // 24 MiB while the subscriber reads nothing: far more than its queues hold.
+            let total: UInt64 = 1500
+            let payload = [UInt8](repeating: 0x61, count: 16 * 1024)
+            for _ in 0..<total { try await publisher.publish("tail.t", payload: payload) }
+            let forwarded = await eventually(timeout: .seconds(30)) {
+                let topics = try? await h.kernelStats()["topics"] as? [[String: Any]]
+                return topics?.first { $0["topic"] as? String == "tail.t" }?["messages"] as? Int == Int(total)
+            }
+            try #require(forwarded)
+            var seqs: [UInt64] = []
+            var repeated: [UInt64] = []
+            while repeated.last != total, let frames = try await sub.receive(timeout: .seconds(10)) {
+                guard frames.count == 3, frames[0] == Array("tail.t".utf8) else { continue }
+                let meta = try EventMeta.decode(frames[1])
+                if meta.flags.contains(.repeated) { repeated.append(meta.seq) } else { seqs.append(meta.seq) }
+            }
+            // It lost the end (else this test shows nothing), and the repeat brought it back.
+            #expect(seqs.last.map { $0 < total } == true, "received \(seqs.count), last \(seqs.last ?? 0)")
+            #expect(repeated.last == total)
+            let events = try #require(try await h.kernelStats()["events"] as? [String: Any])
+            let catchUp = try #require(events["catch_up"] as? [String: Any])
+            #expect(catchUp["active"] as? Bool == true)
+            #expect((catchUp["repeated"] as? Int ?? 0) > 0)
         }
     }
 

@@ -13,8 +13,11 @@ subscriptions were made in order on one connection, so by then the kernel's XPUB
 
 stdout (one JSON object per line, flushed):
     {"subscribed": true, "patterns": [...], "probes": n}      first, once the path is live
-    {"topic","seq","source","instance","flags","snapshot","retained","time_us","payload",
-     "content_type","correlation_id","causation_id","gap","duplicate"}  one per matching event
+    {"topic","seq","source","instance","flags","snapshot","retained","repeated","time_us",
+     "payload","content_type","correlation_id","causation_id","gap","duplicate"}
+                                                              one per matching event; the
+                                                              kernel's repeats of an event
+                                                              already seen are skipped
     {"malformed": "reason"}                                   an event that breaks the format
 
 Security (a kernel started with --keys): --keys DIR (default $BUS_KEYS) and --identity NAME put
@@ -140,6 +143,8 @@ def handle(frames, args, patterns, probe, state):
     previous = state["last"].get(key)
     gap = 0
     duplicate = previous is not None and meta["seq"] <= previous
+    if duplicate and meta["flags"] & bw.FLAG_REPEATED:
+        return  # the kernel's repeat of an event this subscriber has (docs/PROTOCOL.md)
     if not duplicate:
         if previous is not None and not snapshot and not meta["flags"] & bw.FLAG_REPLAYED:
             gap = meta["seq"] - previous - 1
@@ -147,6 +152,7 @@ def handle(frames, args, patterns, probe, state):
     event = {
         "topic": topic, "seq": meta["seq"], "source": meta["source"], "instance": meta["instance"],
         "flags": meta["flags"], "snapshot": snapshot, "retained": bool(meta["flags"] & bw.FLAG_RETAINED),
+        "repeated": bool(meta["flags"] & bw.FLAG_REPEATED),
         "time_us": meta["time_us"], "content_type": meta["content_type"],
         "correlation_id": meta["correlation_id"], "causation_id": meta["causation_id"], "gap": gap, "duplicate": duplicate,
     }

@@ -55,8 +55,10 @@ struct GapTracker {
     private var currentSeq: UInt64 = 0
 
     /// Records an event and returns how many were missed before it (0 when none, or for the
-    /// first event seen from a publisher instance, or for a replayed/snapshot event).
-    mutating func record(_ event: BusEvent) -> UInt64 {
+    /// first event seen from a publisher instance, or for a replayed/snapshot event); nil for
+    /// an event the kernel repeated (``EventMeta/Flags/repeated``) that was already seen: not
+    /// to be delivered again.
+    mutating func record(_ event: BusEvent) -> UInt64? {
         let seq = event.meta.seq
         let previous: UInt64?
         if let current, current.topic == event.topic, current.instance == event.meta.instance {
@@ -72,7 +74,7 @@ struct GapTracker {
             currentSeq = seq
             return 0
         }
-        if seq <= previous { return 0 }
+        if seq <= previous { return event.meta.flags.contains(.repeated) ? nil : 0 }
         currentSeq = seq
         if event.isSnapshot || event.meta.flags.contains(.replayed) { return 0 }
         return seq - previous - 1

@@ -127,7 +127,8 @@ final class SubscriberHandler: IOHandler {
         }
         var event = BusEvent(topic: topic, meta: meta, payload: Array(parts.bytes(2)))
         for local in locals.values where local.patterns.contains(where: { $0.matches(topic) }) {
-            event.missed = local.gaps.record(event)
+            guard let missed = local.gaps.record(event) else { continue }
+            event.missed = missed
             local.pending.append(event)
         }
     }

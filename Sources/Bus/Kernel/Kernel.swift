@@ -94,6 +94,8 @@ final class KernelLoop {
     private var held: (topic: [UInt8], since: ContinuousClock.Instant)?
     /// Until then, an event a full queue refuses is dropped for that queue at once.
     private var lossyUntil = ContinuousClock.now
+    /// After a drop, the newest event of each stream, re-sent so a lost stream end shows.
+    var catchUp: TailCatchUp
 
     var logger: Logger { kernel.logger }
 
@@ -103,6 +105,7 @@ final class KernelLoop {
         let config = kernel.config
         broker = Broker(config: config.broker)
         events = EventPlane(maxRetained: config.maxRetainedTopics)
+        catchUp = TailCatchUp(limits: .init(window: config.catchUpWindow))
 
         var opened: [ZMQSocket] = []
         var guardian: KernelGuard?
@@ -205,7 +208,8 @@ final class KernelLoop {
                 poller.watchReadable(indices.xsub, watchingEventsIn)
             }
             let now = ContinuousClock.now
-            let next = broker.nextDeadline(now: now)
+            var next = broker.nextDeadline(now: now)
+            if held == nil, let due = catchUp.nextDue() { next = min(next, due) }
             // A held event is retried every millisecond, and whenever the XPUB's descriptor
             // fires (a subscriber's connection took messages from its queue).
             let longest = held == nil ? 100 : 1
@@ -222,12 +226,15 @@ final class KernelLoop {
             if held != nil || poller.isReadable(indices.xsub) { forwardEvents(limit: 4096, now: .now) }
             if poller.isReadable(indices.router) { serveRequests(limit: 512) }
             if poller.isReadable(indices.xpub) { readSubscriptions(limit: 512) }
+            if poller.fired(indices.xpub) { catchUp.descriptorFired() }
             if indices.monitors.contains(where: { poller.isReadable($0) }) { guardian?.readMonitors() }
             let after = ContinuousClock.now
             if broker.nextDeadline(now: after) <= after {
                 perform(broker.tick(now: after))
             }
             if let change = guardian?.reloadIfChanged(now: after) { revoke(change.removed) }
+            // Never while holding: a repeat must not overtake the held event it may contain.
+            if held == nil, catchUp.roundDue(now: after) { sendCatchUpRound(now: after) }
         }
         // Stopping: a held event still goes to every subscriber with room.
         if let held {
@@ -382,6 +389,9 @@ final class KernelLoop {
                     events.topics[topicKey]?.staleRetained += 1
                 }
             }
+            if catchUp.isRecording, !topicKey.starts(with: KernelGuard.probePrefix) {
+                catchUp.record(topic: topicKey, meta: parts.bytes(1), payload: parts.bytes(2))
+            }
             if !deliver(topic: topicKey, heldSince: nil, now: now) {
                 held = (topicKey, now)
                 events.stalls += 1
@@ -430,9 +440,22 @@ final class KernelLoop {
     /// checks eligible pipes only, so the events sent meanwhile skip that subscriber without an
     /// `EAGAIN` the kernel could see (docs/PROTOCOL.md, Slow subscribers).
     private func dropForFullQueues(topic: [UInt8]) {
+        if !topic.starts(with: KernelGuard.probePrefix) {
+            catchUp.dropped(now: .now)
+            catchUp.record(topic: topic, meta: parts.bytes(1), payload: parts.bytes(2))
+        }
         lossy { _ = sendParts() }
         events.totalDrops += 1
         if !topic.starts(with: KernelGuard.probePrefix) { events.topics[topic]?.drops += 1 }
+    }
+
+    /// Re-sends the newest event of every stream kept since the last drop (``TailCatchUp``),
+    /// never holding: a full queue ends the round, retried later.
+    private func sendCatchUpRound(now: ContinuousClock.Instant) {
+        xpub.needsEventCheck = true
+        catchUp.sendRound(now: now) { tail, meta in
+            (try? xpub.send(tail.topic, meta, tail.payload)) == true
+        }
     }
 
     /// Runs `body` with the XPUB dropping for full queues instead of refusing the send.
@@ -447,6 +470,8 @@ final class KernelLoop {
     private func sendOwn(_ frames: Frames) -> Bool {
         if (try? xpub.send(frames)) == true { return true }
         lossy { _ = try? xpub.send(frames) }
+        // The full pipe now misses forwarded events as after any drop.
+        catchUp.dropped(now: .now)
         return false
     }
 
@@ -592,6 +617,11 @@ final class KernelLoop {
         if !sendOwn([key, metaBytes, payload]) {
             events.totalDrops += 1
             events.topics[key]?.drops += 1
+        }
+        if catchUp.isRecording {
+            metaBytes.withUnsafeBytes { meta in
+                payload.withUnsafeBytes { catchUp.record(topic: key, meta: meta, payload: $0) }
+            }
         }
         if retained {
             _ = events.retain(topic: topic, meta: metaBytes, payload: payload, seq: seq, reset: false)

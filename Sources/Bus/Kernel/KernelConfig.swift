@@ -16,6 +16,12 @@ public struct KernelConfig: Sendable {
     public var subscriberGrace: Duration = .milliseconds(100)
     /// See ``subscriberGrace``.
     public var subscriberLossyWindow = BusOptions.subscriberLossyWindow
+    /// How long after a drop the kernel keeps the newest event of every stream it forwards and
+    /// re-sends them (flagged repeated), so a subscriber that lost a stream's end sees the gap
+    /// (`TailCatchUp`). A subscriber that stays stuck longer than this after the last drop
+    /// still sees losses at each stream's next event, but not the end of a stream gone quiet.
+    /// Zero: never.
+    public var catchUpWindow: Duration = .seconds(30)
     /// Most topics with a retained value.
     public var maxRetainedTopics = 100_000
     /// CURVE + ZAP + permissions; nil runs without security (loopback development).

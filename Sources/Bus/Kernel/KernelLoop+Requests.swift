@@ -106,6 +106,10 @@ extension KernelLoop {
                 "stalls": events.stalls, "stalled_ms": Broker.milliseconds(events.stalled),
                 "malformed": events.malformed, "retained_topics": events.retained.count,
                 "retained_refused": events.retainedRefused,
+                "catch_up": [
+                    "active": catchUp.isRecording, "streams": catchUp.tails.count, "bytes": catchUp.bytes,
+                    "rounds": catchUp.rounds, "repeated": catchUp.sent, "overflow": catchUp.overflow,
+                ],
             ],
             "requests": ["rejected": rejected, "unroutable": unroutable],
             "topics": topics,

@@ -5,7 +5,8 @@ import Glibc
 /// ```
 /// offset size field
 /// 0      1    version (1)
-/// 1      1    flags: bit0 retained, bit1 replayed, bit2 reset, bit3 snapshot, bit4 provisional
+/// 1      1    flags: bit0 retained, bit1 replayed, bit2 reset, bit3 snapshot, bit4 provisional,
+///             bit5 repeated
 /// 2      8    seq        u64, per publisher instance and topic, starts at 1
 /// 10     8    timestamp  u64, microseconds since the Unix epoch
 /// 18     ...  five short strings, each u8 length + UTF-8 bytes:
@@ -32,6 +33,10 @@ public struct EventMeta: Equatable, Sendable {
         /// kernel answered): the kernel treats it as any retained value, but `persist` never
         /// lets it replace a saved snapshot that is not provisional (docs/PERSISTENCE.md).
         public static let provisional = Flags(rawValue: 1 << 4)
+        /// Re-sent by the kernel, seq unchanged, after it dropped events for a full subscriber
+        /// queue: the newest event of a stream, so a subscriber that lost the stream's end sees
+        /// the gap. One that already has it drops it as a duplicate (docs/PROTOCOL.md).
+        public static let repeated = Flags(rawValue: 1 << 5)
     }
 
     public var flags: Flags

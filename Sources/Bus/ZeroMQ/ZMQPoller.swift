@@ -97,6 +97,12 @@ public struct ZMQPoller {
         return readyCount
     }
 
+    /// Whether item `index`'s descriptor fired in the last poll: for a socket, libzmq queued
+    /// it a command (a message, or a pipe with room again), whatever its events say now.
+    public func fired(_ index: Int) -> Bool {
+        fds[index].revents != 0
+    }
+
     /// Whether item `index` was writable in the last poll.
     public func isWritable(_ index: Int) -> Bool {
         ready[index] & Int16(ZMQ_POLLOUT) != 0

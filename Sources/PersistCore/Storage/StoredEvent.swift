@@ -24,7 +24,7 @@ public enum EventOrigin: Int, Sendable, CaseIterable, CustomStringConvertible {
 
 extension EventMeta.Flags {
     /// Flags as stored: how the event was delivered (`snapshot`) is not part of the event.
-    var storable: EventMeta.Flags { subtracting(.snapshot) }
+    var storable: EventMeta.Flags { subtracting([.snapshot, .repeated]) }
 }
 
 /// One retained event as stored: the topic, the event's meta fields, the payload, when and how

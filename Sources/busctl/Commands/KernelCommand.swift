@@ -21,6 +21,11 @@ struct KernelCommand: BusctlCommand {
                 help:
                     "How long a full subscriber queue holds the event stream (publishers wait) before that subscriber alone loses events (a gap for it; bus.stats drops counts them as a lower bound, see docs/PROTOCOL.md); 0 never holds.",
                 default: "100"),
+            OptionSpec(
+                "catch-up-ms", value: "MS",
+                help:
+                    "After a drop, how long the kernel re-sends the newest event of each stream (flagged repeated) so a subscriber that lost a stream's end sees the gap; 0 never.",
+                default: "30000"),
             OptionSpec("policy", value: "FILE", help: "Permission policy (JSON); default KEYS/policy.json or the built-in one."),
         ]
     static let discussion: String? = """
@@ -60,6 +65,10 @@ struct KernelCommand: BusctlCommand {
         if let ms = try arguments.int("subscriber-grace-ms") {
             guard (0...60_000).contains(ms) else { throw UsageError("--subscriber-grace-ms must be 0 to 60000") }
             config.subscriberGrace = .milliseconds(ms)
+        }
+        if let ms = try arguments.int("catch-up-ms") {
+            guard (0...3_600_000).contains(ms) else { throw UsageError("--catch-up-ms must be 0 to 3600000") }
+            config.catchUpWindow = .milliseconds(ms)
         }
         keys = arguments.value("keys")
         policy = arguments.value("policy")

@@ -24,7 +24,9 @@ struct MonitorCommand: BusctlCommand {
         Lost events are never hidden: a gap in sequence numbers prints a '--- gap: N event(s)
         missed ---' line before the event ("missed": N in JSON).
         --json prints one object per event: {"topic","source","instance","seq","time","time_us",
-        "payload"} plus "snapshot", "missed", "retained", "replayed" when they apply.
+        "payload"} plus "snapshot", "missed", "retained", "replayed", "repeated" when they apply.
+        [repeated]: the kernel re-sent a stream's newest event after dropping events for a full
+        subscriber queue; shown only when this monitor had not seen it (it lost the stream's end).
         Runs until Ctrl-C, --count events (current values count), or --timeout seconds. Exit
         status 0, except 3 when --count was given and not reached within --timeout.
         """

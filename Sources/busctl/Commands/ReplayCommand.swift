@@ -14,7 +14,8 @@ struct ReplayCommand: BusctlCommand {
     static let discussion: String? = """
         Every event is sent with its recorded topic, payload and meta (source, instance, seq,
         timestamp, content type, correlation ids, retained flag) plus the 'replayed' flag; a
-        current value recorded at the start loses its 'snapshot' flag. Subscribers see replayed
+        current value recorded at the start loses its 'snapshot' flag, a kernel repeat its
+        'repeated' flag. Subscribers see replayed
         events as such ([replayed] in monitor) and never count them as gaps. The kernel keeps
         a replayed retained event as the topic's current value only if its seq is newer than
         the one it holds, so replaying into an empty kernel rebuilds the recorded state and
@@ -74,7 +75,7 @@ struct ReplayCommand: BusctlCommand {
                         try Task.checkCancellation()
                         var meta = try EventMeta.decode(entry.meta)
                         meta.flags.insert(.replayed)
-                        meta.flags.remove(.snapshot)
+                        meta.flags.subtract([.snapshot, .repeated])
                         let encoded = meta.encode()
                         try client.send(event: [Array(entry.topic.utf8), encoded, entry.payload])
                         tally.add(bytes: entry.topic.utf8.count + encoded.count + entry.payload.count)

@@ -35,6 +35,7 @@ struct EventPrinter {
         if event.missed > 0 { object["missed"] = event.missed }
         if event.meta.isRetained { object["retained"] = true }
         if event.meta.flags.contains(.replayed) { object["replayed"] = true }
+        if event.meta.flags.contains(.repeated) { object["repeated"] = true }
         if event.meta.contentType != "application/json" { object["content_type"] = event.meta.contentType }
         if !event.meta.correlationID.isEmpty { object["correlation_id"] = event.meta.correlationID }
         if !event.meta.causationID.isEmpty { object["causation_id"] = event.meta.causationID }
@@ -59,6 +60,7 @@ struct EventPrinter {
             tags.append("retained")
         }
         if event.meta.flags.contains(.replayed) { tags.append("replayed") }
+        if event.meta.flags.contains(.repeated) { tags.append("repeated") }
         if event.meta.flags.contains(.reset) { tags.append("reset") }
         var line = Format.clock(us: event.meta.timestampMicros) + "  "
         line += event.topic.padding(toLength: max(topicWidth, event.topic.count), withPad: " ", startingAt: 0) + "  "
