@@ -16,9 +16,11 @@ struct StatsCommand: BusctlCommand {
         Rates (MSG/S, BYTES/S, REQ/S) are the difference between two bus.stats samples taken
         --interval apart, divided by the kernel's own elapsed time. TOTAL, DROPS, ERRORS and
         FAILED count since the kernel started; P50/P99 are over the service's last 1024 replies.
-        DROPS are events the kernel could not hand to a slow subscriber. SUBS counts the
-        subscriptions whose prefix covers the topic.
-        --json prints one object per sample: {"time","interval_s","events":{...},
+        DROPS are events the kernel could not hand to a slow subscriber, a lower bound (see
+        docs/PROTOCOL.md, Slow subscribers); after a drop a 'catch-up' line shows the streams
+        whose newest event the kernel re-sends so a subscriber that lost a stream's end sees
+        it. SUBS counts the subscriptions whose prefix covers the topic.
+        --json prints one object per sample: {"time","interval_s","events":{...,"catch_up"},
         "topics":[{"topic","msgs_per_s","bytes_per_s","messages","bytes","drops","subscribers",
         "publishers","retained"}],"services":[{"service","instances","requests_per_s","p50_us",
         "p99_us","requests","errors","failed","queued"}]}.

@@ -12,10 +12,20 @@ struct KernelStats: Decodable, Sendable {
         /// Times a full subscriber queue made the kernel hold the stream, and for how long.
         var stalls: UInt64 = 0
         var stalledMs: Int64 = 0
+        /// After a drop: the streams whose newest event the kernel keeps re-sending.
+        var catchUp = CatchUp()
+
+        struct CatchUp: Decodable, Sendable {
+            var active = false
+            var streams = 0
+            var repeated: UInt64 = 0
+            var overflow: UInt64 = 0
+        }
 
         enum CodingKeys: String, CodingKey {
             case messages, bytes, drops, malformed, stalls
             case stalledMs = "stalled_ms"
+            case catchUp = "catch_up"
         }
 
         init(from decoder: any Decoder) throws {
@@ -26,6 +36,7 @@ struct KernelStats: Decodable, Sendable {
             malformed = try c.decodeIfPresent(UInt64.self, forKey: .malformed) ?? 0
             stalls = try c.decodeIfPresent(UInt64.self, forKey: .stalls) ?? 0
             stalledMs = try c.decodeIfPresent(Int64.self, forKey: .stalledMs) ?? 0
+            catchUp = try c.decodeIfPresent(CatchUp.self, forKey: .catchUp) ?? CatchUp()
         }
     }
 

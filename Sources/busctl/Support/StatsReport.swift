@@ -46,7 +46,14 @@ struct StatsReport {
         let events = current.events
         var text = "kernel up \(Format.age(ms: current.uptimeMs)), \(events.messages) events (\(Format.bytes(Double(events.bytes)))), "
         text += "\(events.drops) dropped, \(events.malformed) malformed, "
-        text += "\(events.stalls) held for a full subscriber (\(events.stalledMs) ms); rates over \(Format.number(elapsed)) s\n\n"
+        text += "\(events.stalls) held for a full subscriber (\(events.stalledMs) ms); rates over \(Format.number(elapsed)) s\n"
+        let catchUp = events.catchUp
+        if catchUp.active || catchUp.repeated > 0 {
+            text += "catch-up \(catchUp.active ? "active: newest events of \(catchUp.streams) streams kept" : "idle")"
+            text += ", \(catchUp.repeated) repeated since start"
+            text += catchUp.overflow > 0 ? ", \(catchUp.overflow) events of streams over its limits\n" : "\n"
+        }
+        text += "\n"
         let topicRows = topics
         if topicRows.isEmpty {
             text += "no topics yet\n"
@@ -88,6 +95,10 @@ struct StatsReport {
             "events": [
                 "messages": events.messages, "bytes": events.bytes, "drops": events.drops, "malformed": events.malformed,
                 "stalls": events.stalls, "stalled_ms": events.stalledMs,
+                "catch_up": [
+                    "active": events.catchUp.active, "streams": events.catchUp.streams, "repeated": events.catchUp.repeated,
+                    "overflow": events.catchUp.overflow,
+                ],
             ],
             "topics": topics.map { row -> [String: Any] in
                 [
