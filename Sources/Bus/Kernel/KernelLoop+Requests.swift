@@ -22,7 +22,10 @@ extension KernelLoop {
         let result: Result<Any, ErrorBody>
         switch body.method {
         case "ping":
-            result = .success(["pong": true, "libzmq": ZMQContext.version, "uptime_ms": Broker.milliseconds(.now - started)])
+            result = .success([
+                "pong": true, "libzmq": ZMQContext.version, "uptime_ms": Broker.milliseconds(.now - started),
+                "pid": Int(ProcessInfo.processInfo.processIdentifier),
+            ])
         case "services":
             result = .success(["services": jsonArray(broker.snapshot(now: .now))])
         case "retained":

@@ -536,11 +536,15 @@ actor Supervisor {
     }
 
     /// True when bus.ping is answered by `child` and not by another kernel already bound to
-    /// the endpoint (whose uptime is longer than the child's: ours will then fail to bind).
+    /// the endpoint (ours will then fail to bind). The uptime comparison alone let a kernel
+    /// started less than 100 ms before ours pass for it (seen in a loaded parallel test run).
     private func kernelAnswers(_ child: ChildProcess) async -> Bool {
         guard let reply = try? await bus.call("bus", "ping", timeout: .milliseconds(300)), reply.status == Status.ok,
             let object = try? JSONSerialization.jsonObject(with: Data(reply.payload)) as? [String: Any]
         else { return false }
+        // Another kernel on the same port (ours then fails with EADDRINUSE) answers too: only
+        // ours has our child's pid. A kernel that sends no pid must be younger than our child.
+        if let pid = (object["pid"] as? NSNumber)?.int32Value { return pid == child.pid }
         guard let uptime = (object["uptime_ms"] as? NSNumber)?.int64Value else { return true }
         let age = child.uptime.components
         return uptime <= age.seconds * 1000 + age.attoseconds / 1_000_000_000_000_000 + 100
