@@ -107,6 +107,7 @@ struct Busctl {
             fail("unknown subcommand '\(first)'", usage: "busctl <subcommand> [options] (see busctl --help)", code: ExitCode.usage)
         }
         let command: any BusctlCommand
+        let level: Logger.Level
         do throws(UsageError) {
             let parsed = try parseArguments(Array(arguments.dropFirst()), options: type.options, maxPositionals: type.maxPositionals)
             if parsed.flag("help") {
@@ -114,9 +115,13 @@ struct Busctl {
                 exit(ExitCode.ok)
             }
             command = try type.init(parsed)
+            level = try parsed.logLevel()
         } catch {
             fail(error.message, usage: "busctl \(type.name) \(type.usage) (see busctl \(type.name) --help)", code: ExitCode.usage)
         }
+        // Commands that stop gracefully on SIGTERM (kernel, up) also start it after installing
+        // their handling; for the rest the default action ends them.
+        ParentWatch.startIfAsked(logger: Logger(label: "busctl", level: level))
         do {
             exit(try await command.run())
         } catch let failure as CommandFailure {

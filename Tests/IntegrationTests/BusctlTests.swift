@@ -278,6 +278,41 @@ struct BusctlTests {
         }
     }
 
+    /// A busctl command whose parent dies without stopping it stops by itself (ParentWatch,
+    /// asked for with BUS_EXIT_WITH_PARENT: how the test harness and `busctl up` leave no
+    /// orphans); a value inherited from further up is ignored, not taken for a dead parent.
+    @Test func anyCommand_stopsWhenItsParentDies_butIgnoresAnInheritedWatch() async throws {
+        try await Harness.with { h in
+            // The harness gives the shell BUS_EXIT_WITH_PARENT=<test pid>: the second monitor
+            // inherits that value, the first gets the shell's own pid.
+            let script = #"""
+                BUS_EXIT_WITH_PARENT=$$ "$0" monitor --kernel "$1" --live > /dev/null &
+                echo "watched $!"
+                "$0" monitor --kernel "$1" --live --log-level debug > /dev/null &
+                echo "inherited $!"
+                wait
+                """#
+            let shell = try h.spawn("/bin/sh", ["-c", script, Binaries.busctl, h.kernelURL], name: "sh")
+            #expect(await eventually { shell.stdout.contains("inherited ") })
+            var pids: [String: Int32] = [:]
+            for line in shell.stdout.split(separator: "\n") {
+                let parts = line.split(separator: " ")
+                if parts.count == 2, let pid = Int32(parts[1]) { pids[String(parts[0])] = pid }
+            }
+            let watched = try #require(pids["watched"])
+            let inherited = try #require(pids["inherited"])
+            defer {
+                kill(watched, SIGKILL)
+                kill(inherited, SIGKILL)
+            }
+            #expect(await eventually { shell.stderr.contains("not this one's parent (inherited); not watching") })
+            shell.signal(SIGKILL)
+            let stopped = await eventually(timeout: .seconds(15)) { isGone(watched) || SupervisorTests.isZombie(watched) }
+            #expect(stopped, "the watched monitor still runs after its parent died")
+            #expect(!isGone(inherited) && !SupervisorTests.isZombie(inherited))
+        }
+    }
+
     @Test func monitor_showsAGapInSequenceNumbers() async throws {
         try await Harness.with { h in
             let json = try h.spawn(Binaries.busctl, ["monitor", "gap.>", "--json", "--count", "3", "--timeout", "20"], name: "monitor-json")

@@ -16,6 +16,10 @@ enum BusPath {
             endpoints = try Endpoints(kernel: "tcp://127.0.0.1:\(port)")
             process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
             process.arguments = ["kernel", "--kernel", endpoints.requests, "--log-level", "warning"] + extra
+            // A bench that dies (Ctrl-C, SIGKILL) takes its kernel with it (ParentWatch).
+            var environment = ProcessInfo.processInfo.environment
+            environment["BUS_EXIT_WITH_PARENT"] = String(getpid())
+            process.environment = environment
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()

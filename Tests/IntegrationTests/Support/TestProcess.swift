@@ -51,6 +51,9 @@ final class TestProcess: @unchecked Sendable {
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["BUS_LOG_LEVEL"] = env["BUS_LOG_LEVEL"] ?? "info"
+        // Every busctl command and service stops when the test process dies without stopping
+        // it (a crash, a SIGKILL): no orphans holding ports and CPU (ParentWatch).
+        env["BUS_EXIT_WITH_PARENT"] = String(getpid())
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let out = Pipe()
