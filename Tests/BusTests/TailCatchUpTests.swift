@@ -124,6 +124,14 @@ struct TailCatchUpTests {
         #expect(catchUp.overflow == 2)
         let kept = catchUp.tails.values.reduce(0) { $0 + $1.size }
         #expect(catchUp.bytes == kept)
+        // The same through the dictionary (another stream recorded in between), then the
+        // forgotten stream comes back small: kept anew, and the byte count stays exact.
+        record(&catchUp, "a.c", meta(2))
+        record(&catchUp, "a.e", meta(1))
+        record(&catchUp, "a.c", meta(3), payload: [UInt8](repeating: 0, count: 1000))
+        record(&catchUp, "a.c", meta(4))
+        #expect(catchUp.tails.count == 2)
+        #expect(catchUp.bytes == catchUp.tails.values.reduce(0) { $0 + $1.size })
     }
 
     @Test func aMetaWithoutAnInstance_isNotKept() {

@@ -90,8 +90,7 @@ struct TailCatchUp {
         }
         let key = topic + [0] + Array(instance)
         if let tail = tails[key] {
-            replace(tail, meta: meta, payload: payload)
-            last = (topic, Array(instance), tail)
+            if replace(tail, meta: meta, payload: payload) { last = (topic, Array(instance), tail) }
             return
         }
         let size = topic.count + meta.count + payload.count
@@ -105,19 +104,22 @@ struct TailCatchUp {
         last = (topic, Array(instance), tail)
     }
 
-    private mutating func replace(_ tail: Tail, meta: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) {
+    /// False when the newer event does not fit: the stream is then forgotten, since keeping
+    /// the older event would re-send a value the stream has moved past.
+    @discardableResult
+    private mutating func replace(_ tail: Tail, meta: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) -> Bool {
         let grown = meta.count + payload.count - tail.meta.count - tail.payload.count
         guard bytes + grown <= limits.maxBytes else {
-            // Keeping the older event would re-send a value the stream has moved past.
             tails[tail.key] = nil
             bytes -= tail.size
             last = nil
             overflow += 1
-            return
+            return false
         }
         bytes += grown
         Self.overwrite(&tail.meta, with: meta)
         Self.overwrite(&tail.payload, with: payload)
+        return true
     }
 
     /// Replaces the contents in place, keeping the buffer (no allocation while sizes repeat).
