@@ -205,24 +205,33 @@ struct EventPlaneTests {
         }
     }
 
+    /// A raw subscriber to `PREFIX.` with a 100-message receive queue and a 64 KiB TCP buffer
+    /// (no 32 MiB of TCP autotuning between it and the kernel to absorb a stream), and a `Bus`
+    /// publisher named PREFIX whose events reach it (a probe came through).
+    func smallQueueSubscriber(_ h: Harness, prefix: String) async throws -> (RawSocket, BusClient) {
+        let sub = try RawSocket(.sub, connect: h.endpoints.eventsOut, harness: h)
+        try sub.socket.set(24, 100)  // ZMQ_RCVHWM
+        try sub.socket.set(12, 65_536)  // ZMQ_RCVBUF
+        try sub.socket.subscribe(Array("\(prefix).".utf8))
+        let publisher = h.client(name: prefix)
+        var probed = false
+        for _ in 0..<200 where !probed {
+            try await publisher.publish("\(prefix).probe", payload: [])
+            probed = try await sub.receive(timeout: .milliseconds(50)) != nil
+        }
+        if !probed { sub.close() }
+        try #require(probed)
+        return (sub, publisher)
+    }
+
     /// Backpressure: a subscriber that reads slower than the publisher publishes, in pauses
     /// shorter than the kernel's grace, gets every event in order: the kernel holds the stream
     /// (counted as stalls) and the publisher waits, instead of dropping. With a grace of zero the
     /// same subscriber loses events, and the kernel counts them.
     @Test(arguments: [400, 0]) func slowSubscriber_pausingLessThanTheGrace_losesNothing(graceMs: Int) async throws {
         try await Harness.with(kernelArguments: ["--subscriber-hwm", "100", "--subscriber-grace-ms", String(graceMs)]) { h in
-            let sub = try RawSocket(.sub, connect: h.endpoints.eventsOut, harness: h)
+            let (sub, publisher) = try await smallQueueSubscriber(h, prefix: "bp")
             defer { sub.close() }
-            try sub.socket.set(24, 100)  // ZMQ_RCVHWM
-            try sub.socket.set(12, 65_536)  // ZMQ_RCVBUF: no 32 MiB of TCP autotuning between it and the kernel
-            try sub.socket.subscribe(Array("bp.".utf8))
-            let publisher = h.client(name: "bp")
-            var probed = false
-            for _ in 0..<200 where !probed {
-                try await publisher.publish("bp.probe", payload: [])
-                probed = try await sub.receive(timeout: .milliseconds(50)) != nil
-            }
-            try #require(probed)
             // 24 MiB: far more than the queues and TCP buffers between kernel and subscriber hold.
             let total = 1500
             let payload = [UInt8](repeating: 0x61, count: 16 * 1024)
@@ -260,18 +269,8 @@ struct EventPlaneTests {
     /// before it visible.
     @Test func stuckSubscriber_thatLostAStreamsEnd_getsItsNewestEventRepeated() async throws {
         try await Harness.with(kernelArguments: ["--subscriber-hwm", "100", "--subscriber-grace-ms", "0"]) { h in
-            let sub = try RawSocket(.sub, connect: h.endpoints.eventsOut, harness: h)
+            let (sub, publisher) = try await smallQueueSubscriber(h, prefix: "tail")
             defer { sub.close() }
-            try sub.socket.set(24, 100)  // ZMQ_RCVHWM
-            try sub.socket.set(12, 65_536)  // ZMQ_RCVBUF: no 32 MiB of TCP autotuning to absorb the stream
-            try sub.socket.subscribe(Array("tail.".utf8))
-            let publisher = h.client(name: "tail")
-            var probed = false
-            for _ in 0..<200 where !probed {
-                try await publisher.publish("tail.probe", payload: [])
-                probed = try await sub.receive(timeout: .milliseconds(50)) != nil
-            }
-            try #require(probed)
             // 24 MiB while the subscriber reads nothing: far more than its queues hold.
             let total: UInt64 = 1500
             let payload = [UInt8](repeating: 0x61, count: 16 * 1024)
