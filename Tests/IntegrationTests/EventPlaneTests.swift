@@ -294,6 +294,10 @@ struct EventPlaneTests {
             let catchUp = try #require(events["catch_up"] as? [String: Any])
             #expect(catchUp["active"] as? Bool == true)
             #expect((catchUp["repeated"] as? Int ?? 0) > 0)
+            // What an operator sees.
+            let stats = try await h.busctl(["stats"])
+            #expect(stats.status == 0)
+            #expect(stats.stdout.contains("catch-up active: the newest event of 1 stream kept, "), "\(stats.stdout)")
         }
     }
 

@@ -49,7 +49,8 @@ struct StatsReport {
         text += "\(events.stalls) held for a full subscriber (\(events.stalledMs) ms); rates over \(Format.number(elapsed)) s\n"
         let catchUp = events.catchUp
         if catchUp.active || catchUp.repeated > 0 {
-            text += "catch-up \(catchUp.active ? "active: newest events of \(catchUp.streams) streams kept" : "idle")"
+            let streams = "\(catchUp.streams) stream\(catchUp.streams == 1 ? "" : "s")"
+            text += "catch-up \(catchUp.active ? "active: the newest event of \(streams) kept" : "idle")"
             text += ", \(catchUp.repeated) repeated since start"
             text += catchUp.overflow > 0 ? ", \(catchUp.overflow) events of streams over its limits\n" : "\n"
         }
