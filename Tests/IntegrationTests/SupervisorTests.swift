@@ -35,32 +35,48 @@ final class UpSession: Sendable {
         _ names: [String], packageServices: [String] = [], extra: [String] = [], serviceArguments extraArguments: String = "",
         executables: [String: String] = [:], environment: [String: String] = [:], _ body: (UpSession) async throws -> Void
     ) async throws {
-        let harness = try Harness()
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("swiftbus-up-\(UUID().uuidString)")
         let only = (packageServices + names).joined(separator: ",")
-        let arguments =
-            ["up", "--kernel", harness.kernelURL, "--state-dir", state.path, "--only", only]
-            + serviceArguments(names, extraArguments: extraArguments, executables: executables) + extra
-        let up: TestProcess
-        do {
-            up = try harness.spawn(Binaries.busctl, arguments, name: "up", environment: environment)
-        } catch {
-            await harness.shutdown()
-            throw error
-        }
-        let session = UpSession(harness: harness, up: up, stateDirectory: state, names: names)
-        do {
-            let started = await eventually(timeout: .seconds(20)) { up.stdout.contains("services up") || !up.isRunning }
-            guard started, up.isRunning else {
-                throw HarnessError(
-                    "busctl up did not start (status \(up.exitStatus.map(String.init) ?? "running")); stdout:\n\(up.stdout)\nstderr:\n\(up.stderr)")
+        var attempt = 1
+        while true {
+            let harness = try Harness()
+            let state = FileManager.default.temporaryDirectory.appendingPathComponent("swiftbus-up-\(UUID().uuidString)")
+            let arguments =
+                ["up", "--kernel", harness.kernelURL, "--state-dir", state.path, "--only", only]
+                + serviceArguments(names, extraArguments: extraArguments, executables: executables) + extra
+            let up: TestProcess
+            do {
+                up = try harness.spawn(Binaries.busctl, arguments, name: "up", environment: environment)
+            } catch {
+                await harness.shutdown()
+                throw error
             }
-            try await body(session)
-        } catch {
+            let session = UpSession(harness: harness, up: up, stateDirectory: state, names: names)
+            let started = await eventually(timeout: .seconds(20)) { up.stdout.contains("services up") || !up.isRunning }
+            if started, up.isRunning {
+                try await session.run(body)
+                return
+            }
+            let failure =
+                "busctl up did not start (status \(up.exitStatus.map(String.init) ?? "running")); stdout:\n\(up.stdout)\nstderr:\n\(up.stderr)"
             await session.cleanUp()
+            // The ports were free when picked, and taken before up's kernel bound them (another
+            // test run in parallel): try others, as the harness does for its own kernels.
+            if attempt < 3, up.stderr.contains("Address already in use") {
+                attempt += 1
+                continue
+            }
+            throw HarnessError(failure)
+        }
+    }
+
+    private func run(_ body: (UpSession) async throws -> Void) async throws {
+        do {
+            try await body(self)
+        } catch {
+            await cleanUp()
             throw error
         }
-        await session.cleanUp()
+        await cleanUp()
     }
 
     private func cleanUp() async {
