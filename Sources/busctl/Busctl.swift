@@ -119,8 +119,8 @@ struct Busctl {
         } catch {
             fail(error.message, usage: "busctl \(type.name) \(type.usage) (see busctl \(type.name) --help)", code: ExitCode.usage)
         }
-        // Commands that stop gracefully on SIGTERM (kernel, up) also start it after installing
-        // their handling; for the rest the default action ends them.
+        // BUS_EXIT_WITH_PARENT for every command: those that stop gracefully on SIGTERM (kernel,
+        // up) do so, the default action ends the rest.
         ParentWatch.startIfAsked(logger: Logger(label: "busctl", level: level))
         do {
             exit(try await command.run())

@@ -309,17 +309,9 @@ struct SupervisorTests {
             s.up.signal(SIGKILL)
             #expect(await s.up.waitForExit(timeout: .seconds(5)) != nil)
             // Re-parented, each child notices within a fraction of a second and stops gracefully.
-            let stopped = await eventually(timeout: .seconds(5)) { pids.allSatisfy { isGone($0) || Self.isZombie($0) } }
-            #expect(stopped, "still running: \(pids.filter { !isGone($0) && !Self.isZombie($0) })")
+            let stopped = await eventually(timeout: .seconds(5)) { pids.allSatisfy(ParentWatch.hasEnded) }
+            #expect(stopped, "still running: \(pids.filter { !ParentWatch.hasEnded($0) })")
         }
-    }
-
-    /// Ended but not yet reaped (its new parent reaps it).
-    static func isZombie(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return false }
-        return stat[stat.index(close, offsetBy: 2)...].hasPrefix("Z")
     }
 
     @Test func restartAndReplace_replyErrors_exitTwo_andKeepTheOldProcess() async throws {

@@ -24,7 +24,6 @@ FLAG_RETAINED = 1 << 0
 FLAG_REPLAYED = 1 << 1
 FLAG_RESET = 1 << 2
 FLAG_SNAPSHOT = 1 << 3
-FLAG_PROVISIONAL = 1 << 4
 FLAG_REPEATED = 1 << 5  # kernel only: a stream's newest event re-sent after a drop
 META_FIXED = struct.Struct(">BBQQ")  # version, flags, seq, time_us: 18 bytes
 PROBE_PREFIX = "interop.probe."

@@ -377,7 +377,8 @@ final class KernelLoop {
             // counted as a drop.
             events.totalMessages += 1
             events.totalBytes += UInt64(size)
-            if !topicKey.starts(with: KernelGuard.probePrefix) {
+            let isProbe = topicKey.starts(with: KernelGuard.probePrefix)
+            if !isProbe {
                 updateTopic(topicKey, size: size, source: sourceBytes(parts[1], metaSize), now: now)
             }
             if header.flags.contains(.retained) {
@@ -389,7 +390,7 @@ final class KernelLoop {
                     events.topics[topicKey]?.staleRetained += 1
                 }
             }
-            if catchUp.isRecording, !topicKey.starts(with: KernelGuard.probePrefix) {
+            if catchUp.isRecording, !isProbe {
                 catchUp.record(topic: topicKey, meta: parts.bytes(1), payload: parts.bytes(2))
             }
             if !deliver(topic: topicKey, heldSince: nil, now: now) {
@@ -440,19 +441,19 @@ final class KernelLoop {
     /// checks eligible pipes only, so the events sent meanwhile skip that subscriber without an
     /// `EAGAIN` the kernel could see (docs/PROTOCOL.md, Slow subscribers).
     private func dropForFullQueues(topic: [UInt8]) {
-        if !topic.starts(with: KernelGuard.probePrefix) {
+        let isProbe = topic.starts(with: KernelGuard.probePrefix)
+        if !isProbe {
             catchUp.dropped(now: .now)
             catchUp.record(topic: topic, meta: parts.bytes(1), payload: parts.bytes(2))
         }
         lossy { _ = sendParts() }
         events.totalDrops += 1
-        if !topic.starts(with: KernelGuard.probePrefix) { events.topics[topic]?.drops += 1 }
+        if !isProbe { events.topics[topic]?.drops += 1 }
     }
 
     /// Re-sends the newest event of every stream kept since the last drop (``TailCatchUp``),
     /// never holding: a full queue ends the round, retried later.
     private func sendCatchUpRound(now: ContinuousClock.Instant) {
-        xpub.needsEventCheck = true
         catchUp.sendRound(now: now) { tail, meta in
             (try? xpub.send(tail.topic, meta, tail.payload)) == true
         }

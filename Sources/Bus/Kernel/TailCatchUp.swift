@@ -133,12 +133,16 @@ struct TailCatchUp {
         if isRecording { fired = true }
     }
 
+    /// When the next round is due, within the window; nil before the first round (due at once).
+    private var nextRound: ContinuousClock.Instant? {
+        lastRound.map { $0 + (fired ? limits.interval : pause) }
+    }
+
     /// When the next round (or the end of the window) is due; nil when nothing is kept.
     func nextDue() -> ContinuousClock.Instant? {
         guard let activeUntil else { return nil }
         guard !tails.isEmpty else { return activeUntil }
-        guard let lastRound else { return min(activeUntil, .now) }
-        return min(activeUntil, lastRound + (fired ? limits.interval : pause))
+        return min(activeUntil, nextRound ?? .now)
     }
 
     /// Ends the window when it is over; whether a round is due.
@@ -154,8 +158,7 @@ struct TailCatchUp {
             return false
         }
         guard !tails.isEmpty else { return false }
-        guard let lastRound else { return true }
-        return now >= lastRound + (fired ? limits.interval : pause)
+        return now >= nextRound ?? now
     }
 
     /// Sends every kept event (its meta flagged repeated) through `send` until it returns false

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Stops a supervised process whose supervisor vanished without stopping it.
 ///
@@ -14,18 +13,17 @@ import Synchronization
 /// would stop the process at once. A value naming a process that is gone is not: the parent
 /// may have died before this process got here (seen under load), and it stops at once.
 public enum ParentWatch {
-    private static let started = Atomic<Bool>(false)
-
-    /// Starts the watch when the environment asks for it (call after installing the SIGTERM
-    /// handling); later calls do nothing. Checks five times a second on its own thread.
+    /// Starts the watch when the environment asks for it; call once per process, early. A
+    /// process that stops gracefully on SIGTERM installs its handling right after; a parent
+    /// that dies before that ends it by the default action, which at start-up loses nothing.
+    /// Checks five times a second on its own thread.
     public static func startIfAsked(logger: Logger) {
         guard let text = ProcessInfo.processInfo.environment["BUS_EXIT_WITH_PARENT"], let parent = pid_t(text), parent > 1
         else { return }
-        guard getppid() == parent || isGone(parent) else {
+        guard getppid() == parent || hasEnded(parent) else {
             logger.debug("BUS_EXIT_WITH_PARENT=\(parent) names a process that is not this one's parent (inherited); not watching")
             return
         }
-        guard !started.exchange(true, ordering: .relaxed) else { return }
         Thread.startNamed("bus.parentwatch") {
             while getppid() == parent { usleep(200_000) }
             logger.warning("the supervising process (pid \(parent)) is gone; stopping")
@@ -33,8 +31,8 @@ public enum ParentWatch {
         }
     }
 
-    /// No such process, or one that ended and is not reaped yet.
-    private static func isGone(_ pid: pid_t) -> Bool {
+    /// No such process, or one that ended and is not reaped yet (a zombie).
+    public static func hasEnded(_ pid: pid_t) -> Bool {
         if kill(pid, 0) != 0 { return errno == ESRCH }
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")")
         else { return false }

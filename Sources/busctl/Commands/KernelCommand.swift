@@ -86,7 +86,6 @@ struct KernelCommand: BusctlCommand {
         }
         let kernel = Kernel(config: config, logger: Logger(label: "kernel", level: level))
         let signals = SignalWatcher([SIGTERM, SIGINT])
-        ParentWatch.startIfAsked(logger: Logger(label: "kernel", level: level))
         let (stopped, stoppedContinuation) = AsyncStream<Void>.makeStream()
         do {
             try await kernel.start(onExit: { stoppedContinuation.finish() })
