@@ -183,6 +183,13 @@ struct InteropTests {
             let body: Frames = [Array("anything".utf8), [], [0, 1, 2, 0xFF]]
             let raw = try await bus.rawRequest("pyecho", body: body, timeout: .seconds(5))
             #expect(raw == body)
+
+            // The Swift client sends one-frame bodies: the kernel gave this worker, which did not
+            // ask for them, three frames (it answers 400 malformed to anything else), while a
+            // Swift service says it reads them.
+            _ = try await h.startTestService(name: "swiftsvc")
+            #expect(try await h.instances(of: "pybus").map(\.oneFrame) == [nil])
+            #expect(try await h.instances(of: "swiftsvc").map(\.oneFrame) == [true])
         }
     }
 

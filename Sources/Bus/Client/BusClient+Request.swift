@@ -22,7 +22,7 @@ extension BusClient {
         meta.id = id
         meta.timeoutMs = meta.timeoutMs ?? Int(Broker.milliseconds(timeout))
         meta.caller = meta.caller ?? options.name
-        let body = RequestBody(method: method, meta: meta, payload: payload).encode()
+        let body = RequestBody(method: method, meta: meta, payload: payload).encode(oneFrame: true)
         let deadline = ContinuousClock.now + timeout
         let io = self.io
         let outcome: RequestOutcome = await withTaskCancellationHandler {

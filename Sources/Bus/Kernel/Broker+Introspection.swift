@@ -14,9 +14,12 @@ public struct ServiceSnapshot: Codable, Equatable, Sendable {
         public var inFlight: Int
         public var failed: Int
         public var draining: Bool
+        /// True when its workers read one-frame request bodies (READY `"one_frame": true`).
+        public var oneFrame: Bool?
 
         enum CodingKeys: String, CodingKey {
             case instance, version, host, pid, workers, handled, failed, draining
+            case oneFrame = "one_frame"
             case uptimeMs = "uptime_ms"
             case heartbeatAgeMs = "heartbeat_age_ms"
             case inFlight = "in_flight"
@@ -57,7 +60,8 @@ extension Broker {
                     instance: key, version: info.version, host: info.host, pid: info.pid, workers: group.count,
                     uptimeMs: Self.milliseconds(now - registered), heartbeatAgeMs: Self.milliseconds(now - lastSeen),
                     handled: group.reduce(0) { $0 + $1.handled }, inFlight: group.reduce(0) { $0 + $1.inFlight.count },
-                    failed: group.reduce(0) { $0 + $1.failed }, draining: group.allSatisfy(\.draining))
+                    failed: group.reduce(0) { $0 + $1.failed }, draining: group.allSatisfy(\.draining),
+                    oneFrame: group.allSatisfy(\.readsOneFrame) ? true : nil)
             }
             return ServiceSnapshot(
                 service: name, instances: instances, queued: service?.queue.count ?? 0,

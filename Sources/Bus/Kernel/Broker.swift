@@ -54,6 +54,8 @@ public struct Broker {
         let info: WorkerInfo
         /// `info.effectiveCredit`, read on every dispatch.
         let credit: Int
+        /// `info.oneFrame`: requests in the one-frame form reach it as they are.
+        let readsOneFrame: Bool
         var expiry: ContinuousClock.Instant
         /// Requests sent to the worker and not answered yet, oldest first. At most `credit`.
         var inFlight: [InFlight] = []
@@ -68,6 +70,7 @@ public struct Broker {
             self.service = service
             self.info = info
             self.credit = info.effectiveCredit
+            self.readsOneFrame = info.oneFrame == true
             self.expiry = expiry
             self.registered = now
             self.lastSeen = now
@@ -171,7 +174,8 @@ public struct Broker {
                         id: RequestBody.peekMeta(pending.body)?.id, from: "kernel")
                 }
                 service.stats.record(status: reply.status, latency: nil, now: now)
-                actions.append(.send(MDP.clientReply(to: pending.client, service: name, body: reply.encode())))
+                let oneFrame = OneFrameBody.isOneFrame(pending.body)
+                actions.append(.send(MDP.clientReply(to: pending.client, service: name, body: reply.encode(oneFrame: oneFrame))))
             }
             if service.queue.isEmpty && service.waiting.isEmpty
                 && !workers.values.contains(where: { $0.service == name })
@@ -245,7 +249,7 @@ public struct Broker {
                 message: "service '\(service)' has \(queued) requests queued; try later",
                 id: readMeta()?.id, from: "kernel")
             record.stats.record(status: 503, latency: nil, now: now)
-            return [.send(MDP.clientReply(to: client, service: service, body: reply.encode()))]
+            return [.send(MDP.clientReply(to: client, service: service, body: reply.encode(oneFrame: OneFrameBody.isOneFrame(body))))]
         }
         record.queue.append(Pending(client: client, body: body, received: now, deadline: now + config.maxWait))
         let actions = dispatch(record, now: now)
@@ -266,7 +270,8 @@ public struct Broker {
     /// any other `mmi.*` answers 501.
     private func mmi(service: String, body: Frames) -> [UInt8] {
         guard service == "mmi.service" else { return Array("501".utf8) }
-        let name = body.first.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        // The first body frame; from a one-frame body, its method part (a `call("mmi.service", NAME)`).
+        let name = RequestBody.peekMethod(body, from: 0)
         if name == Self.kernelService { return Array("200".utf8) }
         let known = workers.values.contains { $0.service == name && !$0.draining }
         return Array((known ? "200" : "404").utf8)
@@ -364,7 +369,8 @@ public struct Broker {
                 message: "the worker of '\(worker.service)' handling this request went away (\(reason))",
                 id: RequestBody.peekMeta(inFlight.body)?.id, from: "kernel")
             services[worker.service]?.stats.record(status: 503, latency: now - inFlight.dispatched, now: now)
-            actions.append(.send(MDP.clientReply(to: inFlight.client, service: worker.service, body: reply.encode())))
+            let oneFrame = OneFrameBody.isOneFrame(inFlight.body)
+            actions.append(.send(MDP.clientReply(to: inFlight.client, service: worker.service, body: reply.encode(oneFrame: oneFrame))))
         }
         let lastOfInstance = !workers.values.contains { $0.service == worker.service && $0.info.instance == worker.info.instance }
         if lastOfInstance {
@@ -399,7 +405,10 @@ public struct Broker {
             guard let worker = workers[identity], !worker.draining, worker.inFlight.count < worker.credit else { continue }
             let pending = service.queue.removeFirst()
             worker.inFlight.append(InFlight(client: pending.client, body: pending.body, dispatched: now))
-            actions.append(.send(MDP.request(to: identity, client: pending.client, body: pending.body)))
+            // A worker that did not say it reads one-frame bodies gets the three frames.
+            var body = pending.body
+            if !worker.readsOneFrame, let frames = RequestBody.threeFrames(body) { body = frames }
+            actions.append(.send(MDP.request(to: identity, client: pending.client, body: body)))
             // Still room: back to the end of the line (round robin across workers).
             if worker.inFlight.count < worker.credit { service.waiting.append(identity) }
         }
@@ -443,8 +452,14 @@ extension ReplyBody {
         body.first.flatMap(peekStatus)
     }
 
-    /// The status in a status frame: three ASCII digits.
+    /// The status in a status frame (three ASCII digits), or in a one-frame body (a big-endian
+    /// u16 after the marker, 100-999).
     static func peekStatus(_ first: [UInt8]) -> Int? {
+        if first.first == OneFrameBody.marker {
+            guard first.count >= 5 else { return nil }
+            let status = Int(first[1]) << 8 | Int(first[2])
+            return (100...999).contains(status) ? status : nil
+        }
         guard first.count == 3 else { return nil }
         var value = 0
         for byte in first {

@@ -293,7 +293,8 @@ final class KernelLoop {
                 }
             case .kernelRequest(let client, let body):
                 let reply = answerKernelRequest(body)
-                sendRouter(MDP.clientReply(to: client, service: Broker.kernelService, body: reply.encode()))
+                let oneFrame = OneFrameBody.isOneFrame(body)
+                sendRouter(MDP.clientReply(to: client, service: Broker.kernelService, body: reply.encode(oneFrame: oneFrame)))
             case .rejected(let reason):
                 rejected += 1
                 if let suppressed = logLimiter.shouldLog("rejected:\(reason)", now: .now) {

@@ -224,14 +224,13 @@ final class KernelGuard {
         let sender = frames[0]
         if frames[2] == MDP.client {
             let service = String(decoding: frames[3], as: UTF8.self)
-            if service.hasPrefix("mmi.") { return identity == nil ? refuse(sender, service, nil, "revoked key") : nil }
-            let method = frames.count > 4 ? String(decoding: frames[4], as: UTF8.self) : ""
-            let subject = "\(service).\(method)"
-            guard let identity else { return refuse(sender, service, RequestBody.peekMeta(Array(frames.dropFirst(4)))?.id, "revoked key") }
+            if service.hasPrefix("mmi.") { return identity == nil ? refuse(sender, service, [], "revoked key") : nil }
+            let subject = "\(service).\(RequestBody.peekMethod(frames, from: 4))"
+            guard let identity else { return refuse(sender, service, Array(frames.dropFirst(4)), "revoked key") }
             if rules(identity).allows(.call, subject) { return nil }
             counters.callDenied += 1
             note("call:\(identity):\(subject)", "refused call \(subject) by \(identity): not allowed by the policy")
-            return refuse(sender, service, RequestBody.peekMeta(Array(frames.dropFirst(4)))?.id, "\(identity) may not call \(subject)")
+            return refuse(sender, service, Array(frames.dropFirst(4)), "\(identity) may not call \(subject)")
         }
         if frames[2] == MDP.worker, frames.count >= 5, frames[3] == [MDP.Command.ready.rawValue] {
             let service = String(decoding: frames[4], as: UTF8.self)
@@ -244,9 +243,10 @@ final class KernelGuard {
         return identity == nil ? [.send(MDP.command(to: sender, .disconnect))] : nil
     }
 
-    private func refuse(_ client: [UInt8], _ service: String, _ id: String?, _ why: String) -> [Broker.Action] {
-        let reply = ReplyBody.error(403, code: "forbidden", message: why, id: id, from: "kernel")
-        return [.send(MDP.clientReply(to: client, service: service, body: reply.encode()))]
+    /// A 403 for the request whose body is `body`, in the body's form.
+    private func refuse(_ client: [UInt8], _ service: String, _ body: Frames, _ why: String) -> [Broker.Action] {
+        let reply = ReplyBody.error(403, code: "forbidden", message: why, id: RequestBody.peekMeta(body)?.id, from: "kernel")
+        return [.send(MDP.clientReply(to: client, service: service, body: reply.encode(oneFrame: OneFrameBody.isOneFrame(body))))]
     }
 
     // MARK: reload and revocation

@@ -10,13 +10,24 @@ public struct WorkerInfo: Codable, Equatable, Sendable {
     /// Requests the worker accepts before its first reply (it answers them in order). Absent
     /// (an unmodified 7/MDP worker): 1, the protocol's one request at a time.
     public var credit: Int?
+    /// The worker reads request bodies in the one-frame form and answers each request in its
+    /// form (docs/PROTOCOL.md, "One-frame bodies"). Absent: it gets the three frames.
+    public var oneFrame: Bool?
 
-    public init(instance: String, version: String? = nil, host: String? = nil, pid: Int? = nil, credit: Int? = nil) {
+    public init(
+        instance: String, version: String? = nil, host: String? = nil, pid: Int? = nil, credit: Int? = nil, oneFrame: Bool? = nil
+    ) {
         self.instance = instance
         self.version = version
         self.host = host
         self.pid = pid
         self.credit = credit
+        self.oneFrame = oneFrame
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case instance, version, host, pid, credit
+        case oneFrame = "one_frame"
     }
 
     /// The credit, within 1...1000.

@@ -52,8 +52,52 @@ public struct RequestBody: Equatable, Sendable {
         self.payload = payload
     }
 
-    public func encode() -> Frames {
-        [Array(method.utf8), meta.json(), payload]
+    /// The body's frames: `[method][meta][payload]`, or with `oneFrame` the one-frame form
+    /// (``OneFrameBody``) when the method fits in 255 bytes and the meta in 65 535.
+    public func encode(oneFrame: Bool = false) -> Frames {
+        let metaBytes = meta.json()
+        let methodCount = method.utf8.count
+        guard oneFrame, methodCount <= 255, metaBytes.count <= 0xFFFF else { return [Array(method.utf8), metaBytes, payload] }
+        var frame: [UInt8] = []
+        frame.reserveCapacity(4 + methodCount + metaBytes.count + payload.count)
+        frame.append(OneFrameBody.marker)
+        frame.append(UInt8(methodCount))
+        frame.append(contentsOf: method.utf8)
+        frame.append(UInt8(metaBytes.count >> 8))
+        frame.append(UInt8(metaBytes.count & 0xFF))
+        frame.append(contentsOf: metaBytes)
+        frame.append(contentsOf: payload)
+        return [frame]
+    }
+
+    /// The parts of a one-frame request body, as ranges of `frame`; nil when it is truncated.
+    static func oneFrameParts(_ frame: [UInt8]) -> (method: Range<Int>, meta: Range<Int>, payload: Range<Int>)? {
+        guard frame.count >= 4, frame[0] == OneFrameBody.marker else { return nil }
+        let methodEnd = 2 + Int(frame[1])
+        guard frame.count >= methodEnd + 2 else { return nil }
+        let metaEnd = methodEnd + 2 + (Int(frame[methodEnd]) << 8 | Int(frame[methodEnd + 1]))
+        guard frame.count >= metaEnd else { return nil }
+        return (2..<methodEnd, (methodEnd + 2)..<metaEnd, metaEnd..<frame.count)
+    }
+
+    /// A one-frame request body as the three frames `[method][meta][payload]` (for a worker
+    /// that did not say it reads the one-frame form); nil when `body` is not one, or truncated.
+    static func threeFrames(_ body: Frames) -> Frames? {
+        guard OneFrameBody.isOneFrame(body), let parts = oneFrameParts(body[0]) else { return nil }
+        let frame = body[0]
+        return [Array(frame[parts.method]), Array(frame[parts.meta]), Array(frame[parts.payload])]
+    }
+
+    /// The method of a request body in either form, without decoding the rest ("" when there
+    /// is none).
+    static func peekMethod(_ frames: Frames, from start: Int) -> String {
+        guard start < frames.count else { return "" }
+        let first = frames[start]
+        if OneFrameBody.isOneFrame(frames, from: start) {
+            guard let parts = oneFrameParts(first) else { return "" }
+            return String(decoding: first[parts.method], as: UTF8.self)
+        }
+        return String(decoding: first, as: UTF8.self)
     }
 
     /// Decodes `[method][meta][payload]`; `meta` and `payload` may be missing or empty.
@@ -64,24 +108,44 @@ public struct RequestBody: Equatable, Sendable {
     /// Decodes the body that starts at frame `start` of a whole message (no copy of the frames
     /// after the MDP header).
     static func decode(_ frames: Frames, from start: Int) throws(BusError) -> RequestBody {
-        guard start < frames.count, !frames[start].isEmpty else {
+        if OneFrameBody.isOneFrame(frames, from: start) {
+            let frame = frames[start]
+            guard let parts = oneFrameParts(frame) else {
+                throw .malformed("one-frame request body is truncated (its lengths run past its \(frame.count) bytes)")
+            }
+            return try decode(method: Array(frame[parts.method]), meta: Array(frame[parts.meta]), payload: Array(frame[parts.payload]))
+        }
+        return try decode(
+            method: start < frames.count ? frames[start] : [], meta: frames.count > start + 1 ? frames[start + 1] : [],
+            payload: frames.count > start + 2 ? frames[start + 2] : [])
+    }
+
+    private static func decode(method methodBytes: [UInt8], meta metaBytes: [UInt8], payload: [UInt8]) throws(BusError) -> RequestBody {
+        guard !methodBytes.isEmpty else {
             throw .malformed("request body has no method frame")
         }
-        guard let method = UTF8Text.string(frames[start]) else {
+        guard let method = UTF8Text.string(methodBytes) else {
             throw .malformed("method name is not UTF-8")
         }
         var meta = RequestMeta()
-        if frames.count > start + 1, !frames[start + 1].isEmpty {
-            guard let parsed = RequestMeta.parse(frames[start + 1]) else {
+        if !metaBytes.isEmpty {
+            guard let parsed = RequestMeta.parse(metaBytes) else {
                 throw .malformed("request meta is not a JSON object")
             }
             meta = parsed
         }
-        return RequestBody(method: method, meta: meta, payload: frames.count > start + 2 ? frames[start + 2] : [])
+        return RequestBody(method: method, meta: meta, payload: payload)
     }
 
-    /// Reads only the meta frame of an otherwise opaque body, for the kernel (deadline, id).
+    /// Reads only the meta of an otherwise opaque body (either form), for the kernel
+    /// (deadline, id).
     static func peekMeta(_ body: Frames) -> RequestMeta? {
+        if OneFrameBody.isOneFrame(body) {
+            guard let parts = oneFrameParts(body[0]), !parts.meta.isEmpty, body[0][parts.meta.lowerBound] == UInt8(ascii: "{") else {
+                return nil
+            }
+            return RequestMeta.parse(Array(body[0][parts.meta]))
+        }
         guard body.count > 1, !body[1].isEmpty, body[1].first == UInt8(ascii: "{") else { return nil }
         return RequestMeta.parse(body[1])
     }
@@ -139,8 +203,23 @@ public struct ReplyBody: Equatable, Sendable {
         return ReplyBody(status: status, meta: ReplyMeta(id: id, from: from), payload: payload)
     }
 
-    public func encode() -> Frames {
-        [status == 200 ? Self.okFrame : Array(String(status).utf8), meta.json(), payload]
+    /// The body's frames: `[status][meta][payload]`, or with `oneFrame` the one-frame form
+    /// (``OneFrameBody``) when the meta fits in 65 535 bytes.
+    public func encode(oneFrame: Bool = false) -> Frames {
+        let metaBytes = meta.json()
+        guard oneFrame, metaBytes.count <= 0xFFFF, (100...999).contains(status) else {
+            return [status == 200 ? Self.okFrame : Array(String(status).utf8), metaBytes, payload]
+        }
+        var frame: [UInt8] = []
+        frame.reserveCapacity(5 + metaBytes.count + payload.count)
+        frame.append(OneFrameBody.marker)
+        frame.append(UInt8(status >> 8))
+        frame.append(UInt8(status & 0xFF))
+        frame.append(UInt8(metaBytes.count >> 8))
+        frame.append(UInt8(metaBytes.count & 0xFF))
+        frame.append(contentsOf: metaBytes)
+        frame.append(contentsOf: payload)
+        return [frame]
     }
 
     private static let okFrame: [UInt8] = Array("200".utf8)
@@ -152,23 +231,57 @@ public struct ReplyBody: Equatable, Sendable {
     /// Decodes the body that starts at frame `start` of a whole message (no copy of the frames
     /// after the MDP header).
     static func decode(_ frames: Frames, from start: Int) throws(BusError) -> ReplyBody {
+        if OneFrameBody.isOneFrame(frames, from: start) {
+            let frame = frames[start]
+            guard let status = peekStatus(frame), frame.count >= 5, frame.count >= 5 + (Int(frame[3]) << 8 | Int(frame[4])) else {
+                throw .malformed("one-frame reply body is truncated or its status is not 100-999")
+            }
+            let metaEnd = 5 + (Int(frame[3]) << 8 | Int(frame[4]))
+            return try decode(status: status, meta: Array(frame[5..<metaEnd]), payload: Array(frame[metaEnd...]))
+        }
         guard start < frames.count, let status = peekStatus(frames[start]) else {
             throw .malformed("reply body does not start with a 3-digit status frame")
         }
+        return try decode(
+            status: status, meta: frames.count > start + 1 ? frames[start + 1] : [], payload: frames.count > start + 2 ? frames[start + 2] : [])
+    }
+
+    private static func decode(status: Int, meta metaBytes: [UInt8], payload: [UInt8]) throws(BusError) -> ReplyBody {
         var meta = ReplyMeta()
-        if frames.count > start + 1, !frames[start + 1].isEmpty {
-            guard let parsed = ReplyMeta.parse(frames[start + 1]) else {
+        if !metaBytes.isEmpty {
+            guard let parsed = ReplyMeta.parse(metaBytes) else {
                 throw .malformed("reply meta is not a JSON object")
             }
             meta = parsed
         }
-        return ReplyBody(status: status, meta: meta, payload: frames.count > start + 2 ? frames[start + 2] : [])
+        return ReplyBody(status: status, meta: meta, payload: payload)
     }
 
     /// The structured error of a non-2xx reply (a generic one if the payload is not one).
     public var errorBody: ErrorBody {
         if let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(payload)) { return body }
         return ErrorBody(code: Status.code(for: status), message: String(decoding: payload.prefix(200), as: UTF8.self))
+    }
+}
+
+/// The one-frame form of request and reply bodies (docs/PROTOCOL.md, "One-frame bodies"): the
+/// three body frames packed into one behind a marker byte, `0xB5`, which starts no method name
+/// (it is not a first byte of UTF-8) and no status (not an ASCII digit). Every frame costs each
+/// hop of a request (libzmq's pipes, encoders and decoders, a buffer on either side): the bus
+/// client sends its requests in this form, and a worker that says so in its READY metadata
+/// (`"one_frame": true`) gets them as they are and answers in the form of each request. The
+/// kernel hands any other worker the three frames, and answers every request in its own form.
+enum OneFrameBody {
+    static let marker: UInt8 = 0xB5
+
+    /// True when `body` (the frames after the MDP header) is in the one-frame form.
+    static func isOneFrame(_ body: Frames) -> Bool {
+        body.count == 1 && body[0].first == marker
+    }
+
+    /// True when the body that starts at frame `start` of a whole message is in the one-frame form.
+    static func isOneFrame(_ frames: Frames, from start: Int) -> Bool {
+        frames.count == start + 1 && frames[start].first == marker
     }
 }
 
