@@ -3,15 +3,26 @@ import Foundation
 /// The kernel's view of the event plane: per-topic counters, who publishes what, who
 /// subscribes to what, and the last retained message per topic.
 struct EventPlane {
-    struct TopicCounters {
+    /// A class, changed in place: the forwarder keeps the last topic's counters and updates
+    /// them without a dictionary look-up (hashing the topic byte by byte) per event.
+    final class TopicCounters {
         var messages: UInt64 = 0
         var bytes: UInt64 = 0
         var drops: UInt64 = 0
         var staleRetained: UInt64 = 0
         var lastSource: [UInt8] = []
         var sources: Set<String> = []
-        var lastSeen: ContinuousClock.Instant?
+        /// When the topic was last seen, in ``milliseconds(_:)``: a plain integer, since every
+        /// store of a `ContinuousClock.Instant` (a type of another module) goes through its
+        /// value witnesses.
+        var lastSeenMs: Int64 = 0
     }
+
+    /// The origin of ``milliseconds(_:)``.
+    let origin = ContinuousClock.now
+
+    /// `now` in milliseconds since the event plane was made.
+    func milliseconds(_ now: ContinuousClock.Instant) -> Int64 { Broker.milliseconds(now - origin) }
 
     struct Retained {
         var meta: [UInt8]
@@ -53,8 +64,18 @@ struct EventPlane {
     /// Most topics with counters; past it the least recently seen tenth is forgotten.
     static let maxTopics = 100_000
 
-    mutating func forgetOldTopics(now: ContinuousClock.Instant) {
-        let byAge = topics.sorted { ($0.value.lastSeen ?? now) < ($1.value.lastSeen ?? now) }
+    /// The counters of `key`, made when the topic is first seen (forgetting the least recently
+    /// seen tenth of all topics when there are ``maxTopics``).
+    mutating func counters(for key: [UInt8]) -> TopicCounters {
+        if let counters = topics[key] { return counters }
+        if topics.count >= Self.maxTopics { forgetOldTopics() }
+        let counters = TopicCounters()
+        topics[key] = counters
+        return counters
+    }
+
+    mutating func forgetOldTopics() {
+        let byAge = topics.sorted { $0.value.lastSeenMs < $1.value.lastSeenMs }
         for (key, _) in byAge.prefix(Self.maxTopics / 10) { topics[key] = nil }
     }
 

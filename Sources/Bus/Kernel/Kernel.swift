@@ -89,6 +89,9 @@ final class KernelLoop {
     private let parts = ZMQParts(capacity: 4)
     /// The topic of the last event forwarded (a valid one).
     private var lastTopicKey: [UInt8] = []
+    /// The counters of `lastTopicKey`, once looked up; nil after anything that may have made or
+    /// forgotten counters.
+    private var lastCounters: EventPlane.TopicCounters?
     /// An event in `parts` that a full subscriber queue refused, and since when: while one is
     /// held, XSUB is not read, so the wait reaches publishers (see ``KernelConfig/subscriberGrace``).
     private var held: (topic: [UInt8], since: ContinuousClock.Instant)?
@@ -334,6 +337,7 @@ final class KernelLoop {
             events.stalled += now - held.since
             self.held = nil
         }
+        let nowMs = events.milliseconds(now)
         for _ in 0..<limit {
             let count: Int
             do {
@@ -361,6 +365,7 @@ final class KernelLoop {
             let sameTopic = lastTopicKey.hasSameBytes(as: topicBytes)
             let topicKey = sameTopic ? lastTopicKey : Array(topicBytes)
             if !sameTopic {
+                lastCounters = nil
                 if events.topics[topicKey] == nil,
                     UTF8Text.string(topicKey).map({ (try? Topic.validate($0)) != nil }) != true
                 {
@@ -380,7 +385,9 @@ final class KernelLoop {
             events.totalBytes += UInt64(size)
             let isProbe = topicKey.starts(with: KernelGuard.probePrefix)
             if !isProbe {
-                updateTopic(topicKey, size: size, source: sourceBytes(parts[1], metaSize), now: now)
+                let counters = lastCounters ?? events.counters(for: topicKey)
+                lastCounters = counters
+                tally(counters, size: size, source: sourceBytes(parts[1], metaSize), nowMs: nowMs)
             }
             if header.flags.contains(.retained) {
                 let topic = String(decoding: topicKey, as: UTF8.self)
@@ -478,23 +485,17 @@ final class KernelLoop {
     }
 
     @inline(__always)
-    private func updateTopic(_ key: [UInt8], size: Int, source: UnsafeRawBufferPointer?, now: ContinuousClock.Instant) {
-        if events.topics.count >= EventPlane.maxTopics, events.topics[key] == nil { events.forgetOldTopics(now: now) }
-        modify(&events.topics[key, default: EventPlane.TopicCounters()]) { counters in
-            counters.messages += 1
-            counters.bytes += UInt64(size)
-            counters.lastSeen = now
-            if let source, !counters.lastSource.elementsEqual(source) {
-                counters.lastSource = Array(source)
-                if counters.sources.count < 64 {
-                    counters.sources.insert(String(decoding: source, as: UTF8.self))
-                }
+    private func tally(_ counters: EventPlane.TopicCounters, size: Int, source: UnsafeRawBufferPointer?, nowMs: Int64) {
+        counters.messages += 1
+        counters.bytes += UInt64(size)
+        counters.lastSeenMs = nowMs
+        if let source, !counters.lastSource.hasSameBytes(as: source) {
+            counters.lastSource = Array(source)
+            if counters.sources.count < 64 {
+                counters.sources.insert(String(decoding: source, as: UTF8.self))
             }
         }
     }
-
-    @inline(__always)
-    private func modify<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }
 
     /// The source field of a meta frame, in place.
     private func sourceBytes(_ msg: UnsafeMutablePointer<zmq_msg_t>, _ size: Int) -> UnsafeRawBufferPointer? {
@@ -634,7 +635,10 @@ final class KernelLoop {
         events.totalMessages += 1
         events.totalBytes += UInt64(size)
         let source = Array("kernel".utf8)
-        source.withUnsafeBytes { updateTopic(key, size: size, source: $0, now: .now) }
+        let counters = events.counters(for: key)
+        // Making counters may have forgotten the forwarder's.
+        lastCounters = nil
+        source.withUnsafeBytes { tally(counters, size: size, source: $0, nowMs: events.milliseconds(.now)) }
     }
 }
 

@@ -95,7 +95,7 @@ extension KernelLoop {
                 "topic": topic, "messages": counters.messages, "bytes": counters.bytes, "drops": counters.drops,
                 "stale_retained": counters.staleRetained, "publishers": counters.sources.sorted(),
                 "subscribers": subscribers, "retained": events.retained[topic] != nil,
-                "last_seen_ms_ago": counters.lastSeen.map { Broker.milliseconds(now - $0) } ?? -1,
+                "last_seen_ms_ago": counters.messages == 0 ? -1 : events.milliseconds(now) - counters.lastSeenMs,
             ])
         }
         topics.sort { ($0["topic"] as! String) < ($1["topic"] as! String) }

@@ -71,12 +71,16 @@ struct TailCatchUp {
         self.limits = limits
     }
 
-    var isRecording: Bool { activeUntil != nil }
+    /// Within a window (`activeUntil` is set). Stored: the forwarder asks for every event, and
+    /// a computed property made it copy the whole struct through its value witnesses (it holds
+    /// a `ContinuousClock.Instant?`, a type of another module).
+    private(set) var isRecording = false
 
     /// A drop happened: keep streams for the window from now.
     mutating func dropped(now: ContinuousClock.Instant) {
         guard limits.window > .zero else { return }
         activeUntil = now + limits.window
+        isRecording = true
         pause = limits.interval
     }
 
@@ -150,6 +154,7 @@ struct TailCatchUp {
         guard let activeUntil else { return false }
         if now >= activeUntil {
             self.activeUntil = nil
+            isRecording = false
             tails = [:]
             bytes = 0
             last = nil
