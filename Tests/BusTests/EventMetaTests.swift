@@ -43,6 +43,23 @@ struct EventMetaTests {
         #expect(try EventMeta.decode(next.encode(), cache: &cache) == next)
     }
 
+    @Test func stringFields_areSharedByDecodedEvents_andCopiedOnWrite() throws {
+        var cache = EventMeta.DecodeCache()
+        let first = try EventMeta.decode(sample.encode(), cache: &cache)
+        var next = sample
+        next.seq += 1
+        let second = try EventMeta.decode(next.encode(), cache: &cache)
+        #expect(first.sharesStrings(with: second))
+        var changed = second
+        changed.causationID = "c-9"
+        #expect(!changed.sharesStrings(with: second))
+        #expect(second.causationID == sample.causationID)
+        #expect(changed.causationID == "c-9" && changed.source == sample.source && changed.instance == sample.instance)
+        #expect(changed != second)
+        // Equal strings in different boxes are equal.
+        #expect(try EventMeta.decode(sample.encode()) == first)
+    }
+
     @Test func encode_isBigEndianWithFixedHeader() {
         let bytes = sample.encode()
         #expect(bytes[0] == 1)

@@ -42,24 +42,71 @@ public struct EventMeta: Equatable, Sendable {
     public var flags: Flags
     public var seq: UInt64
     public var timestampMicros: UInt64
-    public var source: String
-    public var instance: String
-    public var contentType: String
-    public var correlationID: String
-    public var causationID: String
+    /// The string fields, in one shared box: consecutive events of a publisher share them, so a
+    /// subscriber decodes them once and every copy of an event (into each subscription's batch,
+    /// out to its consumer) costs one reference count for them instead of five.
+    private var text: Text
+
+    final class Text: Equatable, Sendable {
+        let source: String
+        let instance: String
+        let contentType: String
+        let correlationID: String
+        let causationID: String
+
+        init(source: String, instance: String, contentType: String, correlationID: String, causationID: String) {
+            self.source = source
+            self.instance = instance
+            self.contentType = contentType
+            self.correlationID = correlationID
+            self.causationID = causationID
+        }
+
+        static func == (a: Text, b: Text) -> Bool {
+            a === b
+                || (a.source == b.source && a.instance == b.instance && a.contentType == b.contentType
+                    && a.correlationID == b.correlationID && a.causationID == b.causationID)
+        }
+    }
+
+    public var source: String {
+        get { text.source }
+        set { text = Text(source: newValue, instance: instance, contentType: contentType, correlationID: correlationID, causationID: causationID) }
+    }
+    public var instance: String {
+        get { text.instance }
+        set { text = Text(source: source, instance: newValue, contentType: contentType, correlationID: correlationID, causationID: causationID) }
+    }
+    public var contentType: String {
+        get { text.contentType }
+        set { text = Text(source: source, instance: instance, contentType: newValue, correlationID: correlationID, causationID: causationID) }
+    }
+    public var correlationID: String {
+        get { text.correlationID }
+        set { text = Text(source: source, instance: instance, contentType: contentType, correlationID: newValue, causationID: causationID) }
+    }
+    public var causationID: String {
+        get { text.causationID }
+        set { text = Text(source: source, instance: instance, contentType: contentType, correlationID: correlationID, causationID: newValue) }
+    }
 
     public init(
         flags: Flags = [], seq: UInt64, timestampMicros: UInt64, source: String, instance: String,
         contentType: String = "application/json", correlationID: String = "", causationID: String = ""
     ) {
+        self.init(
+            flags: flags, seq: seq, timestampMicros: timestampMicros,
+            text: Text(source: source, instance: instance, contentType: contentType, correlationID: correlationID, causationID: causationID))
+    }
+
+    /// True when both hold their string fields in the same box (for tests).
+    func sharesStrings(with other: EventMeta) -> Bool { text === other.text }
+
+    init(flags: Flags, seq: UInt64, timestampMicros: UInt64, text: Text) {
         self.flags = flags
         self.seq = seq
         self.timestampMicros = timestampMicros
-        self.source = source
-        self.instance = instance
-        self.contentType = contentType
-        self.correlationID = correlationID
-        self.causationID = causationID
+        self.text = text
     }
 
     public var isRetained: Bool { flags.contains(.retained) }
@@ -140,10 +187,10 @@ public struct EventMeta: Equatable, Sendable {
     }
 
     /// Remembers the string fields of the last decoded header: consecutive events from one
-    /// publisher share them, so decoding reuses the strings instead of making new ones.
+    /// publisher share them, so decoding reuses them (one box) instead of making new ones.
     public struct DecodeCache {
         var tail: [UInt8] = []
-        var strings: [String] = []
+        var text: Text?
         public init() {}
     }
 
@@ -157,21 +204,19 @@ public struct EventMeta: Equatable, Sendable {
     /// Like ``decode(_:cache:)`` for bytes still in a receive buffer: copies them only when
     /// the string fields differ from the cached header's.
     static func decode(_ raw: UnsafeRawBufferPointer, cache: inout DecodeCache) throws(BusError) -> EventMeta {
-        guard raw.count > fixedSize, raw[0] == version, cache.tail.hasSameBytes(as: UnsafeRawBufferPointer(rebasing: raw[fixedSize...]))
+        guard raw.count > fixedSize, raw[0] == version, let text = cache.text,
+            cache.tail.hasSameBytes(as: UnsafeRawBufferPointer(rebasing: raw[fixedSize...]))
         else {
             let meta = try decode(Array(raw))
             cache.tail = Array(raw[fixedSize...])
-            cache.strings = [meta.source, meta.instance, meta.contentType, meta.correlationID, meta.causationID]
+            cache.text = meta.text
             return meta
         }
         // Version and length were checked above.
         let (flags, seq) = peek(raw.baseAddress!, count: raw.count)!
         var time: UInt64 = 0
         for i in 10..<fixedSize { time = time << 8 | UInt64(raw[i]) }
-        let s = cache.strings
-        return EventMeta(
-            flags: flags, seq: seq, timestampMicros: time, source: s[0], instance: s[1], contentType: s[2], correlationID: s[3],
-            causationID: s[4])
+        return EventMeta(flags: flags, seq: seq, timestampMicros: time, text: text)
     }
 
     /// Reads only the flags and sequence number, without allocating: the kernel's fast path.
