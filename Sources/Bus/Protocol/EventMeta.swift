@@ -47,47 +47,47 @@ public struct EventMeta: Equatable, Sendable {
     /// out to its consumer) costs one reference count for them instead of five.
     private var text: Text
 
+    /// The string fields as a value; ``Text`` boxes them.
+    struct Strings: Equatable, Sendable {
+        var source: String
+        var instance: String
+        var contentType: String
+        var correlationID: String
+        var causationID: String
+    }
+
     final class Text: Equatable, Sendable {
-        let source: String
-        let instance: String
-        let contentType: String
-        let correlationID: String
-        let causationID: String
+        let strings: Strings
+        init(_ strings: Strings) { self.strings = strings }
+        static func == (a: Text, b: Text) -> Bool { a === b || a.strings == b.strings }
+    }
 
-        init(source: String, instance: String, contentType: String, correlationID: String, causationID: String) {
-            self.source = source
-            self.instance = instance
-            self.contentType = contentType
-            self.correlationID = correlationID
-            self.causationID = causationID
-        }
-
-        static func == (a: Text, b: Text) -> Bool {
-            a === b
-                || (a.source == b.source && a.instance == b.instance && a.contentType == b.contentType
-                    && a.correlationID == b.correlationID && a.causationID == b.causationID)
-        }
+    /// Changes a string field: a new box (others may share this one).
+    private mutating func change(_ body: (inout Strings) -> Void) {
+        var strings = text.strings
+        body(&strings)
+        text = Text(strings)
     }
 
     public var source: String {
-        get { text.source }
-        set { text = Text(source: newValue, instance: instance, contentType: contentType, correlationID: correlationID, causationID: causationID) }
+        get { text.strings.source }
+        set { change { $0.source = newValue } }
     }
     public var instance: String {
-        get { text.instance }
-        set { text = Text(source: source, instance: newValue, contentType: contentType, correlationID: correlationID, causationID: causationID) }
+        get { text.strings.instance }
+        set { change { $0.instance = newValue } }
     }
     public var contentType: String {
-        get { text.contentType }
-        set { text = Text(source: source, instance: instance, contentType: newValue, correlationID: correlationID, causationID: causationID) }
+        get { text.strings.contentType }
+        set { change { $0.contentType = newValue } }
     }
     public var correlationID: String {
-        get { text.correlationID }
-        set { text = Text(source: source, instance: instance, contentType: contentType, correlationID: newValue, causationID: causationID) }
+        get { text.strings.correlationID }
+        set { change { $0.correlationID = newValue } }
     }
     public var causationID: String {
-        get { text.causationID }
-        set { text = Text(source: source, instance: instance, contentType: contentType, correlationID: correlationID, causationID: newValue) }
+        get { text.strings.causationID }
+        set { change { $0.causationID = newValue } }
     }
 
     public init(
@@ -96,7 +96,7 @@ public struct EventMeta: Equatable, Sendable {
     ) {
         self.init(
             flags: flags, seq: seq, timestampMicros: timestampMicros,
-            text: Text(source: source, instance: instance, contentType: contentType, correlationID: correlationID, causationID: causationID))
+            text: Text(Strings(source: source, instance: instance, contentType: contentType, correlationID: correlationID, causationID: causationID)))
     }
 
     /// True when both hold their string fields in the same box (for tests).
