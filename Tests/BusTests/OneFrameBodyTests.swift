@@ -123,6 +123,18 @@ struct OneFrameBodyTests {
         }
     }
 
+    @Test func broker_answersAnUnreadableRequest_inItsForm() throws {
+        for oneFrame in [false, true] {
+            var broker = Broker()
+            // An empty service name: 400 malformed, in the form of the body that came with it.
+            let out = sent(broker.receive([client, [], MDP.client, []] + request.encode(oneFrame: oneFrame), now: t0))
+            #expect(out.count == 1)
+            let body = try #require(out.first.map { Array($0.dropFirst(4)) })
+            #expect(body.count == (oneFrame ? 1 : 3))
+            #expect(try ReplyBody.decode(body).status == 400)
+        }
+    }
+
     @Test func broker_mmiService_readsTheNameFromAOneFrameBody() {
         var broker = Broker()
         _ = broker.receive(ready(oneFrame: true), now: t0)

@@ -107,7 +107,8 @@ public struct Broker {
             // A client that speaks MDPC01 but broke the rest gets an answer, not silence.
             if frames.count >= 3, frames[1].isEmpty, frames[2] == MDP.client, let id = frames.first {
                 let reply = ReplyBody.error(400, code: "malformed", message: error.description, id: nil, from: "kernel")
-                actions.append(.send(MDP.clientReply(to: id, service: "", body: reply.encode())))
+                let oneFrame = OneFrameBody.isOneFrame(Array(frames.dropFirst(4)))
+                actions.append(.send(MDP.clientReply(to: id, service: "", body: reply.encode(oneFrame: oneFrame))))
             }
             return actions
         }
