@@ -107,8 +107,7 @@ public struct Broker {
             // A client that speaks MDPC01 but broke the rest gets an answer, not silence.
             if frames.count >= 3, frames[1].isEmpty, frames[2] == MDP.client, let id = frames.first {
                 let reply = ReplyBody.error(400, code: "malformed", message: error.description, id: nil, from: "kernel")
-                let oneFrame = OneFrameBody.isOneFrame(Array(frames.dropFirst(4)))
-                actions.append(.send(MDP.clientReply(to: id, service: "", body: reply.encode(oneFrame: oneFrame))))
+                actions.append(.send(MDP.clientReply(to: id, service: "", body: reply.encode(answering: Array(frames.dropFirst(4))))))
             }
             return actions
         }
@@ -175,8 +174,7 @@ public struct Broker {
                         id: RequestBody.peekMeta(pending.body)?.id, from: "kernel")
                 }
                 service.stats.record(status: reply.status, latency: nil, now: now)
-                let oneFrame = OneFrameBody.isOneFrame(pending.body)
-                actions.append(.send(MDP.clientReply(to: pending.client, service: name, body: reply.encode(oneFrame: oneFrame))))
+                actions.append(.send(MDP.clientReply(to: pending.client, service: name, body: reply.encode(answering: pending.body))))
             }
             if service.queue.isEmpty && service.waiting.isEmpty
                 && !workers.values.contains(where: { $0.service == name })
@@ -250,7 +248,7 @@ public struct Broker {
                 message: "service '\(service)' has \(queued) requests queued; try later",
                 id: readMeta()?.id, from: "kernel")
             record.stats.record(status: 503, latency: nil, now: now)
-            return [.send(MDP.clientReply(to: client, service: service, body: reply.encode(oneFrame: OneFrameBody.isOneFrame(body))))]
+            return [.send(MDP.clientReply(to: client, service: service, body: reply.encode(answering: body)))]
         }
         record.queue.append(Pending(client: client, body: body, received: now, deadline: now + config.maxWait))
         let actions = dispatch(record, now: now)
@@ -370,8 +368,7 @@ public struct Broker {
                 message: "the worker of '\(worker.service)' handling this request went away (\(reason))",
                 id: RequestBody.peekMeta(inFlight.body)?.id, from: "kernel")
             services[worker.service]?.stats.record(status: 503, latency: now - inFlight.dispatched, now: now)
-            let oneFrame = OneFrameBody.isOneFrame(inFlight.body)
-            actions.append(.send(MDP.clientReply(to: inFlight.client, service: worker.service, body: reply.encode(oneFrame: oneFrame))))
+            actions.append(.send(MDP.clientReply(to: inFlight.client, service: worker.service, body: reply.encode(answering: inFlight.body))))
         }
         let lastOfInstance = !workers.values.contains { $0.service == worker.service && $0.info.instance == worker.info.instance }
         if lastOfInstance {

@@ -12,17 +12,10 @@ struct EventPlane {
         var staleRetained: UInt64 = 0
         var lastSource: [UInt8] = []
         var sources: Set<String> = []
-        /// When the topic was last seen, in ``milliseconds(_:)``: a plain integer, since every
-        /// store of a `ContinuousClock.Instant` (a type of another module) goes through its
-        /// value witnesses.
+        /// When the topic was last seen, in milliseconds since the kernel started
+        /// (`KernelLoop.uptimeMs`).
         var lastSeenMs: Int64 = 0
     }
-
-    /// The origin of ``milliseconds(_:)``.
-    let origin = ContinuousClock.now
-
-    /// `now` in milliseconds since the event plane was made.
-    func milliseconds(_ now: ContinuousClock.Instant) -> Int64 { Broker.milliseconds(now - origin) }
 
     struct Retained {
         var meta: [UInt8]

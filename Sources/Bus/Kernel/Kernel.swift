@@ -296,8 +296,7 @@ final class KernelLoop {
                 }
             case .kernelRequest(let client, let body):
                 let reply = answerKernelRequest(body)
-                let oneFrame = OneFrameBody.isOneFrame(body)
-                sendRouter(MDP.clientReply(to: client, service: Broker.kernelService, body: reply.encode(oneFrame: oneFrame)))
+                sendRouter(MDP.clientReply(to: client, service: Broker.kernelService, body: reply.encode(answering: body)))
             case .rejected(let reason):
                 rejected += 1
                 if let suppressed = logLimiter.shouldLog("rejected:\(reason)", now: .now) {
@@ -337,7 +336,7 @@ final class KernelLoop {
             events.stalled += now - held.since
             self.held = nil
         }
-        let nowMs = events.milliseconds(now)
+        let nowMs = uptimeMs(now)
         for _ in 0..<limit {
             let count: Int
             do {
@@ -497,6 +496,11 @@ final class KernelLoop {
         }
     }
 
+    /// Milliseconds since the kernel started: a topic's last-seen time (an integer, since every
+    /// store of a `ContinuousClock.Instant`, a type of another module, goes through its value
+    /// witnesses).
+    func uptimeMs(_ now: ContinuousClock.Instant) -> Int64 { Broker.milliseconds(now - started) }
+
     /// The source field of a meta frame, in place.
     private func sourceBytes(_ msg: UnsafeMutablePointer<zmq_msg_t>, _ size: Int) -> UnsafeRawBufferPointer? {
         guard size > EventMeta.fixedSize, let base = zmq_msg_data(msg) else { return nil }
@@ -638,7 +642,7 @@ final class KernelLoop {
         let counters = events.counters(for: key)
         // Making counters may have forgotten the forwarder's.
         lastCounters = nil
-        source.withUnsafeBytes { tally(counters, size: size, source: $0, nowMs: events.milliseconds(.now)) }
+        source.withUnsafeBytes { tally(counters, size: size, source: $0, nowMs: uptimeMs(.now)) }
     }
 }
 

@@ -246,7 +246,7 @@ final class KernelGuard {
     /// A 403 for the request whose body is `body`, in the body's form.
     private func refuse(_ client: [UInt8], _ service: String, _ body: Frames, _ why: String) -> [Broker.Action] {
         let reply = ReplyBody.error(403, code: "forbidden", message: why, id: RequestBody.peekMeta(body)?.id, from: "kernel")
-        return [.send(MDP.clientReply(to: client, service: service, body: reply.encode(oneFrame: OneFrameBody.isOneFrame(body))))]
+        return [.send(MDP.clientReply(to: client, service: service, body: reply.encode(answering: body)))]
     }
 
     // MARK: reload and revocation

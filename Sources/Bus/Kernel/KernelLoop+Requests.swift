@@ -85,6 +85,7 @@ extension KernelLoop {
 
     private func stats() -> [String: Any] {
         let now = ContinuousClock.now
+        let nowMs = uptimeMs(now)
         var topics: [[String: Any]] = []
         for (key, counters) in events.topics {
             let topic = String(decoding: key, as: UTF8.self)
@@ -95,7 +96,7 @@ extension KernelLoop {
                 "topic": topic, "messages": counters.messages, "bytes": counters.bytes, "drops": counters.drops,
                 "stale_retained": counters.staleRetained, "publishers": counters.sources.sorted(),
                 "subscribers": subscribers, "retained": events.retained[topic] != nil,
-                "last_seen_ms_ago": counters.messages == 0 ? -1 : events.milliseconds(now) - counters.lastSeenMs,
+                "last_seen_ms_ago": nowMs - counters.lastSeenMs,
             ])
         }
         topics.sort { ($0["topic"] as! String) < ($1["topic"] as! String) }

@@ -45,7 +45,7 @@ public struct EventMeta: Equatable, Sendable {
     /// The string fields, in one shared box: consecutive events of a publisher share them, so a
     /// subscriber decodes them once and every copy of an event (into each subscription's batch,
     /// out to its consumer) costs one reference count for them instead of five.
-    private var text: Text
+    private(set) var text: Text
 
     /// The string fields as a value; ``Text`` boxes them.
     struct Strings: Equatable, Sendable {
@@ -98,9 +98,6 @@ public struct EventMeta: Equatable, Sendable {
             flags: flags, seq: seq, timestampMicros: timestampMicros,
             text: Text(Strings(source: source, instance: instance, contentType: contentType, correlationID: correlationID, causationID: causationID)))
     }
-
-    /// True when both hold their string fields in the same box (for tests).
-    func sharesStrings(with other: EventMeta) -> Bool { text === other.text }
 
     init(flags: Flags, seq: UInt64, timestampMicros: UInt64, text: Text) {
         self.flags = flags

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Request meta: a JSON object in the second frame of a request body. Every field is optional
+/// Request meta: a JSON object, the second part of a request body. Every field is optional
 /// on the wire; an empty frame means `{}`.
 public struct RequestMeta: Codable, Equatable, Sendable {
     /// Request id, echoed in the reply so a client can match replies to requests.
@@ -40,7 +40,8 @@ public struct RequestMeta: Codable, Equatable, Sendable {
     }
 }
 
-/// The body of a request inside MDP: `[method][meta][payload]`.
+/// The body of a request inside MDP: `[method][meta][payload]`, or those three in one frame
+/// (``OneFrameBody``).
 public struct RequestBody: Equatable, Sendable {
     public var method: String
     public var meta: RequestMeta
@@ -58,26 +59,19 @@ public struct RequestBody: Equatable, Sendable {
         let metaBytes = meta.json()
         let methodCount = method.utf8.count
         guard oneFrame, methodCount <= 255, metaBytes.count <= 0xFFFF else { return [Array(method.utf8), metaBytes, payload] }
-        var frame: [UInt8] = []
-        frame.reserveCapacity(4 + methodCount + metaBytes.count + payload.count)
-        frame.append(OneFrameBody.marker)
-        frame.append(UInt8(methodCount))
-        frame.append(contentsOf: method.utf8)
-        frame.append(UInt8(metaBytes.count >> 8))
-        frame.append(UInt8(metaBytes.count & 0xFF))
-        frame.append(contentsOf: metaBytes)
-        frame.append(contentsOf: payload)
+        let frame = OneFrameBody.pack(headCount: 1 + methodCount, meta: metaBytes, payload: payload) { head in
+            head.append(UInt8(methodCount))
+            head.append(contentsOf: method.utf8)
+        }
         return [frame]
     }
 
     /// The parts of a one-frame request body, as ranges of `frame`; nil when it is truncated.
     static func oneFrameParts(_ frame: [UInt8]) -> (method: Range<Int>, meta: Range<Int>, payload: Range<Int>)? {
-        guard frame.count >= 4, frame[0] == OneFrameBody.marker else { return nil }
+        guard frame.count >= 2, frame[0] == OneFrameBody.marker else { return nil }
         let methodEnd = 2 + Int(frame[1])
-        guard frame.count >= methodEnd + 2 else { return nil }
-        let metaEnd = methodEnd + 2 + (Int(frame[methodEnd]) << 8 | Int(frame[methodEnd + 1]))
-        guard frame.count >= metaEnd else { return nil }
-        return (2..<methodEnd, (methodEnd + 2)..<metaEnd, metaEnd..<frame.count)
+        guard let rest = OneFrameBody.split(frame, headEnd: methodEnd) else { return nil }
+        return (2..<methodEnd, rest.meta, rest.payload)
     }
 
     /// A one-frame request body as the three frames `[method][meta][payload]` (for a worker
@@ -100,7 +94,8 @@ public struct RequestBody: Equatable, Sendable {
         return String(decoding: first, as: UTF8.self)
     }
 
-    /// Decodes `[method][meta][payload]`; `meta` and `payload` may be missing or empty.
+    /// Decodes `[method][meta][payload]` (`meta` and `payload` may be missing or empty), or the
+    /// one-frame form.
     public static func decode(_ frames: Frames) throws(BusError) -> RequestBody {
         try decode(frames, from: 0)
     }
@@ -151,7 +146,7 @@ public struct RequestBody: Equatable, Sendable {
     }
 }
 
-/// Reply meta: a JSON object in the second frame of a reply body.
+/// Reply meta: a JSON object, the second part of a reply body.
 public struct ReplyMeta: Codable, Equatable, Sendable {
     /// The id of the request this answers.
     public var id: String?
@@ -185,7 +180,8 @@ public struct ErrorBody: Codable, Equatable, Sendable, Error {
     }
 }
 
-/// The body of a reply inside MDP: `[status][meta][payload]`, status as ASCII digits.
+/// The body of a reply inside MDP: `[status][meta][payload]`, status as ASCII digits, or those
+/// three in one frame (``OneFrameBody``).
 public struct ReplyBody: Equatable, Sendable {
     public var status: Int
     public var meta: ReplyMeta
@@ -210,16 +206,16 @@ public struct ReplyBody: Equatable, Sendable {
         guard oneFrame, metaBytes.count <= 0xFFFF, (100...999).contains(status) else {
             return [status == 200 ? Self.okFrame : Array(String(status).utf8), metaBytes, payload]
         }
-        var frame: [UInt8] = []
-        frame.reserveCapacity(5 + metaBytes.count + payload.count)
-        frame.append(OneFrameBody.marker)
-        frame.append(UInt8(status >> 8))
-        frame.append(UInt8(status & 0xFF))
-        frame.append(UInt8(metaBytes.count >> 8))
-        frame.append(UInt8(metaBytes.count & 0xFF))
-        frame.append(contentsOf: metaBytes)
-        frame.append(contentsOf: payload)
+        let frame = OneFrameBody.pack(headCount: 2, meta: metaBytes, payload: payload) { head in
+            head.append(UInt8(status >> 8))
+            head.append(UInt8(status & 0xFF))
+        }
         return [frame]
+    }
+
+    /// The body's frames in the form of `request`, the request body it answers.
+    func encode(answering request: Frames) -> Frames {
+        encode(oneFrame: OneFrameBody.isOneFrame(request))
     }
 
     private static let okFrame: [UInt8] = Array("200".utf8)
@@ -233,11 +229,10 @@ public struct ReplyBody: Equatable, Sendable {
     static func decode(_ frames: Frames, from start: Int) throws(BusError) -> ReplyBody {
         if OneFrameBody.isOneFrame(frames, from: start) {
             let frame = frames[start]
-            guard let status = peekStatus(frame), frame.count >= 5, frame.count >= 5 + (Int(frame[3]) << 8 | Int(frame[4])) else {
+            guard let status = peekStatus(frame), let parts = OneFrameBody.split(frame, headEnd: 3) else {
                 throw .malformed("one-frame reply body is truncated or its status is not 100-999")
             }
-            let metaEnd = 5 + (Int(frame[3]) << 8 | Int(frame[4]))
-            return try decode(status: status, meta: Array(frame[5..<metaEnd]), payload: Array(frame[metaEnd...]))
+            return try decode(status: status, meta: Array(frame[parts.meta]), payload: Array(frame[parts.payload]))
         }
         guard start < frames.count, let status = peekStatus(frames[start]) else {
             throw .malformed("reply body does not start with a 3-digit status frame")
@@ -282,6 +277,28 @@ enum OneFrameBody {
     /// True when the body that starts at frame `start` of a whole message is in the one-frame form.
     static func isOneFrame(_ frames: Frames, from start: Int) -> Bool {
         frames.count == start + 1 && frames[start].first == marker
+    }
+
+    /// `[marker][head][u16 meta length][meta][payload]`; `head` writes its `headCount` bytes.
+    static func pack(headCount: Int, meta: [UInt8], payload: [UInt8], head: (inout [UInt8]) -> Void) -> [UInt8] {
+        var frame: [UInt8] = []
+        frame.reserveCapacity(3 + headCount + meta.count + payload.count)
+        frame.append(marker)
+        head(&frame)
+        frame.append(UInt8(meta.count >> 8))
+        frame.append(UInt8(meta.count & 0xFF))
+        frame.append(contentsOf: meta)
+        frame.append(contentsOf: payload)
+        return frame
+    }
+
+    /// The meta and payload of a one-frame body whose head ends at byte `headEnd`, as ranges of
+    /// `frame`; nil when its lengths run past its end.
+    static func split(_ frame: [UInt8], headEnd: Int) -> (meta: Range<Int>, payload: Range<Int>)? {
+        guard frame.count >= headEnd + 2 else { return nil }
+        let metaEnd = headEnd + 2 + (Int(frame[headEnd]) << 8 | Int(frame[headEnd + 1]))
+        guard frame.count >= metaEnd else { return nil }
+        return ((headEnd + 2)..<metaEnd, metaEnd..<frame.count)
     }
 }
 
