@@ -4,7 +4,7 @@ import Testing
 
 /// The Majordomo broker driven with frames and a hand-moved clock: no sockets, no sleeps.
 struct BrokerTests {
-    let t0 = ContinuousClock.now
+    let t0 = MonotonicTime.now
     let client: [UInt8] = [0, 0, 0, 1]
     let w1: [UInt8] = [0, 0, 0, 2]
     let w2: [UInt8] = [0, 0, 0, 3]

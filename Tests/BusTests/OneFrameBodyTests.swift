@@ -80,7 +80,7 @@ struct OneFrameBodyTests {
 
     let client: [UInt8] = [0, 0, 0, 1]
     let worker: [UInt8] = [0, 0, 0, 2]
-    let t0 = ContinuousClock.now
+    let t0 = MonotonicTime.now
 
     func ready(oneFrame: Bool?) -> Frames {
         let info = WorkerInfo(instance: "w", credit: 1, oneFrame: oneFrame)

@@ -14,7 +14,7 @@ struct TailCatchUpTests {
     }
 
     /// What a round sends: (topic, seq, flags) in topic-then-instance order.
-    func round(_ catchUp: inout TailCatchUp, at now: ContinuousClock.Instant, refuseAfter: Int = .max) -> [(String, UInt64, EventMeta.Flags)] {
+    func round(_ catchUp: inout TailCatchUp, at now: MonotonicTime, refuseAfter: Int = .max) -> [(String, UInt64, EventMeta.Flags)] {
         var sent: [(String, UInt64, EventMeta.Flags)] = []
         catchUp.sendRound(now: now) { tail, meta in
             guard sent.count < refuseAfter else { return false }
@@ -25,7 +25,7 @@ struct TailCatchUpTests {
         return sent.sorted { $0.0 < $1.0 }
     }
 
-    func due(_ catchUp: inout TailCatchUp, _ now: ContinuousClock.Instant) -> Bool {
+    func due(_ catchUp: inout TailCatchUp, _ now: MonotonicTime) -> Bool {
         catchUp.roundDue(now: now)
     }
 
@@ -40,7 +40,7 @@ struct TailCatchUpTests {
 
     @Test func afterADrop_theNewestEventOfEachStream_isRepeatedWithItsOwnSeq() {
         var catchUp = TailCatchUp(limits: .init())
-        let start = ContinuousClock.now
+        let start = MonotonicTime.now
         catchUp.dropped(now: start)
         record(&catchUp, "a.b", meta(1))
         record(&catchUp, "a.b", meta(2))
@@ -62,7 +62,7 @@ struct TailCatchUpTests {
     @Test func rounds_backOffToTheFallback_andComeSoonerWhenTheDescriptorFired() {
         let limits = TailCatchUp.Limits(window: .seconds(30), interval: .milliseconds(250), fallback: .seconds(1))
         var catchUp = TailCatchUp(limits: limits)
-        let start = ContinuousClock.now
+        let start = MonotonicTime.now
         catchUp.dropped(now: start)
         record(&catchUp, "a.b", meta(1))
         #expect(due(&catchUp, start))
@@ -91,7 +91,7 @@ struct TailCatchUpTests {
 
     @Test func theWindow_endsAfterTheLastDrop_andForgetsEverything() {
         var catchUp = TailCatchUp(limits: .init(window: .seconds(30)))
-        let start = ContinuousClock.now
+        let start = MonotonicTime.now
         catchUp.dropped(now: start)
         record(&catchUp, "a.b", meta(1))
         catchUp.dropped(now: start + .seconds(20))

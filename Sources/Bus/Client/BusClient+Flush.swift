@@ -9,7 +9,7 @@ extension BusClient {
     ///   endpoint is not reachable) or the client is closed.
     public func flushPublishes(timeout: Duration) async -> Bool {
         let io = self.io
-        let deadline = ContinuousClock.now + timeout
+        let deadline = MonotonicTime.now + timeout
         return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let once = Once(continuation)
             let accepted = io.submit { loop in

@@ -17,13 +17,14 @@ extension BusClient {
     ) async throws(BusError) -> ReplyBody {
         try checkSize(payload, what: "request to \(service).\(method)")
         let timeout = timeout ?? options.requestTimeout
+        let timeoutNanos = timeout.nanosecondsClamped
         var meta = meta
         let id = meta.id ?? requestID()
         meta.id = id
-        meta.timeoutMs = meta.timeoutMs ?? Int(Broker.milliseconds(timeout))
+        meta.timeoutMs = meta.timeoutMs ?? Int(timeoutNanos / 1_000_000)
         meta.caller = meta.caller ?? options.name
         let body = RequestBody(method: method, meta: meta, payload: payload).encode(oneFrame: true)
-        let deadline = ContinuousClock.now + timeout
+        let deadline = MonotonicTime.now.advanced(by: timeoutNanos)
         let io = self.io
         let outcome: RequestOutcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<RequestOutcome, Never>) in
@@ -41,7 +42,7 @@ extension BusClient {
         } onCancel: {
             io.submit { loop in (try? loop.requesterHandler())?.cancel(id: id) }
         }
-        let seconds = Double(Broker.milliseconds(timeout)) / 1000
+        let seconds = Double(timeoutNanos / 1_000_000) / 1000
         switch outcome {
         case .reply(let reply): return reply
         case .timeout: throw .timeout(service: service, method: method, seconds: seconds)
@@ -80,7 +81,7 @@ extension BusClient {
     /// Sends an arbitrary MDP request body on a dedicated connection and returns the reply
     /// frames as they come (for services that do not speak the bus's body format).
     public func rawRequest(_ service: String, body: Frames, timeout: Duration? = nil) async throws(BusError) -> Frames {
-        let deadline = ContinuousClock.now + (timeout ?? options.requestTimeout)
+        let deadline = MonotonicTime.now + (timeout ?? options.requestTimeout)
         let io = self.io
         let handle = Locked<ObjectIdentifier?>(nil)
         let result: Result<Frames, BusError> = await withTaskCancellationHandler {

@@ -202,7 +202,7 @@ protocol IOHandler: AnyObject {
     /// The socket has messages.
     func readable(_ loop: IOLoop)
     /// Time passed; returns when it wants the next tick (nil: no timer).
-    func tick(_ loop: IOLoop, now: ContinuousClock.Instant) -> ContinuousClock.Instant?
+    func tick(_ loop: IOLoop, now: MonotonicTime) -> MonotonicTime?
     /// Closes the socket (the loop is stopping or the handler is removed).
     func close(_ loop: IOLoop)
 }
@@ -354,13 +354,13 @@ final class IOLoop {
                 watchingSubscriber = !subscriberPaused
                 poller.watchReadable(subscriberIndex, watchingSubscriber)
             }
-            let now = ContinuousClock.now
-            var next = now + .milliseconds(500)
+            let now = MonotonicTime.now
+            var next = now.advanced(by: 500_000_000)
             for id in pollOrder {
                 if let wanted = handlers[id]?.tick(self, now: now), wanted < next { next = wanted }
             }
             // Work the thread queued for itself (no wake-up was sent for it): do not wait.
-            let waitMs = next <= now || thread.hasWork ? 0 : Int(Broker.milliseconds(next - now)) + 1
+            let waitMs = next <= now || thread.hasWork ? 0 : Int(next.milliseconds(since: now)) + 1
             do {
                 _ = try poller.poll(timeoutMs: waitMs)
             } catch {
@@ -381,10 +381,10 @@ final class IOLoop {
         thread.run(rest.jobs)
         // Events held until the kernel subscribes get a bounded chance to go out.
         if let publisher, publisher.isHolding {
-            let deadline = ContinuousClock.now + .seconds(2)
+            let deadline = MonotonicTime.now + .seconds(2)
             var poller = ZMQPoller()
             poller.add(publisher.socket, writable: true)
-            while publisher.isHolding, ContinuousClock.now < deadline {
+            while publisher.isHolding, MonotonicTime.now < deadline {
                 if (try? poller.poll(timeoutMs: 20)) ?? 0 > 0 {
                     publisher.readable(self)
                     if poller.isWritable(0) { publisher.writable(self) }
@@ -442,7 +442,7 @@ final class MonitorHandler: IOHandler {
         loop.handshakeProblem = "security handshake failed: \(problem)"
     }
 
-    func tick(_ loop: IOLoop, now: ContinuousClock.Instant) -> ContinuousClock.Instant? { nil }
+    func tick(_ loop: IOLoop, now: MonotonicTime) -> MonotonicTime? { nil }
 
     func close(_ loop: IOLoop) {
         monitor.close()

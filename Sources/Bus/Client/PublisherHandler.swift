@@ -23,7 +23,7 @@ final class PublisherHandler: IOHandler {
     private var meta: [UInt8] = []
     private var heldStart = 0
     private(set) var dropped: UInt64 = 0
-    private var flushWaiters: [(deadline: ContinuousClock.Instant, done: @Sendable (Bool) -> Void)] = []
+    private var flushWaiters: [(deadline: MonotonicTime, done: @Sendable (Bool) -> Void)] = []
 
     init(loop: IOLoop) throws(ZMQError) {
         socket = try loop.connect(.xpub, to: loop.endpoints.eventsIn, tuning: .default)
@@ -99,7 +99,7 @@ final class PublisherHandler: IOHandler {
 
     /// Calls `done(true)` once every event published so far is handed to libzmq on a connection
     /// the kernel subscribed on, or `done(false)` at the deadline.
-    func whenFlushed(deadline: ContinuousClock.Instant, done: @escaping @Sendable (Bool) -> Void) {
+    func whenFlushed(deadline: MonotonicTime, done: @escaping @Sendable (Bool) -> Void) {
         if live && !isHolding {
             done(true)
         } else {
@@ -134,7 +134,7 @@ final class PublisherHandler: IOHandler {
         }
     }
 
-    func tick(_ loop: IOLoop, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+    func tick(_ loop: IOLoop, now: MonotonicTime) -> MonotonicTime? {
         guard !flushWaiters.isEmpty else { return nil }
         let expired = flushWaiters.filter { $0.deadline <= now }
         flushWaiters.removeAll { $0.deadline <= now }

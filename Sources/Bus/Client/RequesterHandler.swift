@@ -19,7 +19,7 @@ final class RequesterHandler: IOHandler {
     struct Pending {
         var service: String
         var frames: Frames
-        var deadline: ContinuousClock.Instant
+        var deadline: MonotonicTime
         var sent: Bool
         var completion: Completion
     }
@@ -31,13 +31,13 @@ final class RequesterHandler: IOHandler {
     /// No pending request's deadline is earlier: a lower bound (answered requests leave it
     /// early), made exact when it is reached. The loop asks ``tick(_:now:)`` every turn, and
     /// scanning every pending request each time copied each of them (64 per turn at 64 in flight).
-    private var earliest: ContinuousClock.Instant?
+    private var earliest: MonotonicTime?
 
     init(loop: IOLoop) throws(ZMQError) {
         socket = try loop.connect(.dealer, to: loop.endpoints.requests, tuning: .client)
     }
 
-    func send(id: String, service: String, body: Frames, deadline: ContinuousClock.Instant, completion: @escaping Completion) {
+    func send(id: String, service: String, body: Frames, deadline: MonotonicTime, completion: @escaping Completion) {
         let frames = MDP.clientRequest(service: service, body: body)
         pending[id] = Pending(service: service, frames: frames, deadline: deadline, sent: false, completion: completion)
         if earliest == nil || deadline < earliest! { earliest = deadline }
@@ -100,7 +100,7 @@ final class RequesterHandler: IOHandler {
         }
     }
 
-    func tick(_ loop: IOLoop, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+    func tick(_ loop: IOLoop, now: MonotonicTime) -> MonotonicTime? {
         if !unsent.isEmpty { flush() }
         var next = earliest
         if let earliest, earliest <= now {
@@ -117,7 +117,7 @@ final class RequesterHandler: IOHandler {
             self.earliest = next
         }
         if !unsent.isEmpty {
-            let retry = now + .milliseconds(20)
+            let retry = now.advanced(by: 20_000_000)
             if next == nil || retry < next! { next = retry }
         }
         return next
@@ -135,7 +135,7 @@ final class RequesterHandler: IOHandler {
 /// MDP workers): the reply is whatever frames come back.
 final class RawRequestHandler: IOHandler {
     let socket: ZMQSocket
-    let deadline: ContinuousClock.Instant
+    let deadline: MonotonicTime
     let service: String
     let timeout: Duration
     private var sent = false
@@ -143,7 +143,7 @@ final class RawRequestHandler: IOHandler {
     private var completion: (@Sendable (Result<Frames, BusError>) -> Void)?
 
     init(
-        loop: IOLoop, service: String, body: Frames, deadline: ContinuousClock.Instant,
+        loop: IOLoop, service: String, body: Frames, deadline: MonotonicTime,
         completion: @escaping @Sendable (Result<Frames, BusError>) -> Void
     ) throws(ZMQError) {
         socket = try loop.connect(.dealer, to: loop.endpoints.requests, tuning: .client)
@@ -168,7 +168,7 @@ final class RawRequestHandler: IOHandler {
         loop.remove(self)
     }
 
-    func tick(_ loop: IOLoop, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+    func tick(_ loop: IOLoop, now: MonotonicTime) -> MonotonicTime? {
         trySend()
         if now >= deadline {
             let seconds = Double(Broker.milliseconds(timeout)) / 1000
@@ -181,7 +181,7 @@ final class RawRequestHandler: IOHandler {
             loop.remove(self)
             return nil
         }
-        return sent ? deadline : min(deadline, now + .milliseconds(20))
+        return sent ? deadline : min(deadline, now.advanced(by: 20_000_000))
     }
 
     /// Ends the request early (the caller's task was cancelled).

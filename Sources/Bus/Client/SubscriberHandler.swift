@@ -24,9 +24,9 @@ final class SubscriberHandler: IOHandler {
     var malformed: UInt64 = 0
     /// Since when reading is paused because a subscription's buffer is full (the events wait
     /// in the socket and the kernel); nil while reading.
-    private(set) var pausedSince: ContinuousClock.Instant?
+    private(set) var pausedSince: MonotonicTime?
     /// Until then, a full buffer drops instead of pausing (a consumer stayed stuck past the grace).
-    private var lossyUntil = ContinuousClock.now
+    private var lossyUntil = MonotonicTime.now
     private let grace: Duration
     private let thread: IOThread
 
@@ -81,7 +81,7 @@ final class SubscriberHandler: IOHandler {
     func readable(_ loop: IOLoop) {
         guard pausedSince == nil else { return }
         var budget = 4096
-        let now = ContinuousClock.now
+        let now = MonotonicTime.now
         if grace > .zero, now >= lossyUntil {
             for local in locals.values where local.channel.holdsProducer { budget = min(budget, local.channel.room) }
             if budget <= 0 {
@@ -133,7 +133,7 @@ final class SubscriberHandler: IOHandler {
         }
     }
 
-    private func pause(_ loop: IOLoop, now: ContinuousClock.Instant) {
+    private func pause(_ loop: IOLoop, now: MonotonicTime) {
         pausedSince = now
         waitForRoom()
     }
@@ -159,7 +159,7 @@ final class SubscriberHandler: IOHandler {
         readable(loop)
     }
 
-    func tick(_ loop: IOLoop, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+    func tick(_ loop: IOLoop, now: MonotonicTime) -> MonotonicTime? {
         guard let pausedSince else { return nil }
         let end = pausedSince + grace
         guard now >= end else { return end }

@@ -7,7 +7,7 @@ struct WorkerRequest: Sendable {
     /// The whole message as received; the request body starts at `bodyStart` (not copied out).
     let frames: Frames
     let bodyStart: Int
-    let received: ContinuousClock.Instant
+    let received: MonotonicTime
 }
 
 /// One MDP worker connection (`MDPW01`) to the kernel: READY with the instance's metadata,
@@ -21,9 +21,13 @@ final class WorkerHandler: IOHandler {
     let metadata: [UInt8]
     let heartbeat: Duration
     let liveness: Int
+    /// `heartbeat` and `heartbeat * liveness` in nanoseconds, converted once: the silence
+    /// deadline moves on every message from the kernel.
+    private let heartbeatNanos: Int64
+    private let silenceNanos: Int64
     let sink: @Sendable (WorkerRequest) -> Void
-    private var kernelDeadline: ContinuousClock.Instant
-    private var nextHeartbeat: ContinuousClock.Instant
+    private var kernelDeadline: MonotonicTime
+    private var nextHeartbeat: MonotonicTime
     private(set) var phase = Phase.serving
     private var onDrained: (@Sendable () -> Void)?
     private var inFlight = 0
@@ -37,10 +41,13 @@ final class WorkerHandler: IOHandler {
         self.metadata = metadata
         self.heartbeat = heartbeat
         self.liveness = liveness
+        heartbeatNanos = heartbeat.nanosecondsClamped
+        let (silence, overflow) = heartbeatNanos.multipliedReportingOverflow(by: Int64(max(1, liveness)))
+        silenceNanos = overflow ? .max : silence
         self.sink = sink
-        let now = ContinuousClock.now
-        kernelDeadline = now + heartbeat * liveness
-        nextHeartbeat = now + heartbeat
+        let now = MonotonicTime.now
+        kernelDeadline = now.advanced(by: silenceNanos)
+        nextHeartbeat = now.advanced(by: heartbeatNanos)
         socket = try Self.open(loop)
         try socket.send(MDP.workerReady(service: service, metadata: metadata), dontWait: true)
     }
@@ -53,7 +60,8 @@ final class WorkerHandler: IOHandler {
     func readable(_ loop: IOLoop) {
         for _ in 0..<256 {
             guard let frames = try? socket.receive() else { return }
-            kernelDeadline = .now + heartbeat * liveness
+            let now = MonotonicTime.now
+            kernelDeadline = now.advanced(by: silenceNanos)
             guard frames.count >= 3, frames[0].isEmpty, frames[1] == MDP.worker, frames[2].count == 1,
                 let command = MDP.Command(rawValue: frames[2][0])
             else {
@@ -67,7 +75,7 @@ final class WorkerHandler: IOHandler {
                     continue
                 }
                 inFlight += 1
-                sink(WorkerRequest(worker: ObjectIdentifier(self), client: frames[3], frames: frames, bodyStart: 5, received: .now))
+                sink(WorkerRequest(worker: ObjectIdentifier(self), client: frames[3], frames: frames, bodyStart: 5, received: now))
             case .heartbeat:
                 break
             case .disconnect:
@@ -134,11 +142,11 @@ final class WorkerHandler: IOHandler {
         } catch {
             loop.logger.error("worker of \(service) could not reconnect", metadata: ["error": error.description])
         }
-        kernelDeadline = .now + heartbeat * liveness
+        kernelDeadline = MonotonicTime.now.advanced(by: silenceNanos)
         loop.socketsChanged()
     }
 
-    func tick(_ loop: IOLoop, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+    func tick(_ loop: IOLoop, now: MonotonicTime) -> MonotonicTime? {
         guard phase != .drained else { return nil }
         if now >= kernelDeadline {
             if phase == .draining {
@@ -151,7 +159,7 @@ final class WorkerHandler: IOHandler {
         }
         if now >= nextHeartbeat {
             _ = try? socket.send(MDP.workerCommand(.heartbeat))
-            nextHeartbeat = now + heartbeat
+            nextHeartbeat = now.advanced(by: heartbeatNanos)
         }
         return min(nextHeartbeat, kernelDeadline)
     }

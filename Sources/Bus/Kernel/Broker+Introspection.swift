@@ -44,7 +44,7 @@ public struct ServiceSnapshot: Codable, Equatable, Sendable {
 
 extension Broker {
     /// Every service the broker knows, sorted by name, with its instances.
-    public func snapshot(now: ContinuousClock.Instant) -> [ServiceSnapshot] {
+    public func snapshot(now: MonotonicTime) -> [ServiceSnapshot] {
         var names = Set(services.keys)
         for worker in workers.values { names.insert(worker.service) }
         return names.sorted().map { name in
@@ -58,7 +58,7 @@ extension Broker {
                 let lastSeen = group.map(\.lastSeen).max()!
                 return ServiceSnapshot.Instance(
                     instance: key, version: info.version, host: info.host, pid: info.pid, workers: group.count,
-                    uptimeMs: Self.milliseconds(now - registered), heartbeatAgeMs: Self.milliseconds(now - lastSeen),
+                    uptimeMs: now.milliseconds(since: registered), heartbeatAgeMs: now.milliseconds(since: lastSeen),
                     handled: group.reduce(0) { $0 + $1.handled }, inFlight: group.reduce(0) { $0 + $1.inFlight.count },
                     failed: group.reduce(0) { $0 + $1.failed }, draining: group.allSatisfy(\.draining),
                     oneFrame: group.allSatisfy(\.readsOneFrame) ? true : nil)

@@ -32,20 +32,36 @@ public struct Broker {
         /// Requests queued per service before new ones get 503 at once.
         public var maxQueuedPerService: Int = 10_000
         public init() {}
-        var expiry: Duration { heartbeatInterval * liveness }
+    }
+
+    /// The config's intervals in nanoseconds, converted once: the broker adds them to a
+    /// ``MonotonicTime`` per request and per heartbeat.
+    private struct Intervals {
+        let heartbeat: Int64
+        let expiry: Int64
+        let defaultGrace: Int64
+        let maxWait: Int64
+
+        init(_ config: Config) {
+            heartbeat = config.heartbeatInterval.nanosecondsClamped
+            let (expiry, overflow) = heartbeat.multipliedReportingOverflow(by: Int64(max(1, config.liveness)))
+            self.expiry = overflow ? .max : expiry
+            defaultGrace = config.defaultGrace.nanosecondsClamped
+            maxWait = config.maxWait.nanosecondsClamped
+        }
     }
 
     struct Pending {
         var client: [UInt8]
         var body: Frames
-        var received: ContinuousClock.Instant
-        var deadline: ContinuousClock.Instant
+        var received: MonotonicTime
+        var deadline: MonotonicTime
     }
 
     struct InFlight {
         var client: [UInt8]
         var body: Frames
-        var dispatched: ContinuousClock.Instant
+        var dispatched: MonotonicTime
     }
 
     final class Worker {
@@ -56,16 +72,16 @@ public struct Broker {
         let credit: Int
         /// `info.oneFrame`: requests in the one-frame form reach it as they are.
         let readsOneFrame: Bool
-        var expiry: ContinuousClock.Instant
+        var expiry: MonotonicTime
         /// Requests sent to the worker and not answered yet, oldest first. At most `credit`.
         var inFlight: [InFlight] = []
         var draining = false
-        let registered: ContinuousClock.Instant
-        var lastSeen: ContinuousClock.Instant
+        let registered: MonotonicTime
+        var lastSeen: MonotonicTime
         var handled = 0
         var failed = 0
 
-        init(identity: [UInt8], service: String, info: WorkerInfo, expiry: ContinuousClock.Instant, now: ContinuousClock.Instant) {
+        init(identity: [UInt8], service: String, info: WorkerInfo, expiry: MonotonicTime, now: MonotonicTime) {
             self.identity = identity
             self.service = service
             self.info = info
@@ -84,12 +100,14 @@ public struct Broker {
     }
 
     public let config: Config
+    private let intervals: Intervals
     private(set) var workers: [[UInt8]: Worker] = [:]
     private(set) var services: [String: Service] = [:]
-    private var nextHeartbeat: ContinuousClock.Instant?
+    private var nextHeartbeat: MonotonicTime?
 
     public init(config: Config = Config()) {
         self.config = config
+        self.intervals = Intervals(config)
     }
 
     /// The kernel's own service name.
@@ -98,7 +116,7 @@ public struct Broker {
     // MARK: input
 
     /// Handles one message from the ROUTER.
-    public mutating func receive(_ frames: Frames, now: ContinuousClock.Instant) -> [Action] {
+    public mutating func receive(_ frames: Frames, now: MonotonicTime) -> [Action] {
         let message: MDP.Inbound
         do {
             message = try MDP.parseInbound(frames)
@@ -122,7 +140,7 @@ public struct Broker {
             guard let worker = workers[sender] else {
                 return [.send(MDP.command(to: sender, .disconnect))]
             }
-            worker.expiry = now + config.expiry
+            worker.expiry = now.advanced(by: intervals.expiry)
             worker.lastSeen = now
             return []
         case .disconnect(let sender):
@@ -131,13 +149,13 @@ public struct Broker {
     }
 
     /// Advances the clock: heartbeats due, workers expired, queued requests past deadline.
-    public mutating func tick(now: ContinuousClock.Instant) -> [Action] {
+    public mutating func tick(now: MonotonicTime) -> [Action] {
         var actions: [Action] = []
         if nextHeartbeat == nil || now >= nextHeartbeat! {
             for (identity, worker) in workers where !worker.draining {
                 actions.append(.send(MDP.command(to: identity, .heartbeat)))
             }
-            nextHeartbeat = now + config.heartbeatInterval
+            nextHeartbeat = now.advanced(by: intervals.heartbeat)
         }
         for (identity, worker) in workers where worker.expiry <= now {
             actions += removeWorker(identity, now: now, reason: "heartbeat expired")
@@ -160,7 +178,7 @@ public struct Broker {
             }
             for pending in expired {
                 let hasWorkers = workers.values.contains { $0.service == name && !$0.draining }
-                let waited = Self.milliseconds(now - pending.received)
+                let waited = now.milliseconds(since: pending.received)
                 let reply: ReplyBody
                 if hasWorkers {
                     reply = .error(
@@ -173,7 +191,7 @@ public struct Broker {
                         message: "no worker for service '\(name)' registered within \(waited) ms",
                         id: RequestBody.peekMeta(pending.body)?.id, from: "kernel")
                 }
-                service.stats.record(status: reply.status, latency: nil, now: now)
+                service.stats.record(status: reply.status, latencyNanos: nil, now: now)
                 actions.append(.send(MDP.clientReply(to: pending.client, service: name, body: reply.encode(answering: pending.body))))
             }
             if service.queue.isEmpty && service.waiting.isEmpty
@@ -187,7 +205,7 @@ public struct Broker {
     }
 
     /// When the shell should call ``tick(now:)`` next.
-    public func nextDeadline(now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+    public func nextDeadline(now: MonotonicTime) -> MonotonicTime {
         var next = nextHeartbeat ?? now
         for worker in workers.values where worker.expiry < next { next = worker.expiry }
         if let queuedDeadline, queuedDeadline < next { next = queuedDeadline }
@@ -197,9 +215,9 @@ public struct Broker {
     /// No queued request's deadline is earlier (a lower bound: a request dispatched since leaves
     /// it early, and ``tick(now:)`` then makes it exact). Scanning every queue here instead cost
     /// the kernel a copy of each waiting request twice per loop turn.
-    private var queuedDeadline: ContinuousClock.Instant?
+    private var queuedDeadline: MonotonicTime?
 
-    private mutating func noteQueued(deadline: ContinuousClock.Instant) {
+    private mutating func noteQueued(deadline: MonotonicTime) {
         if queuedDeadline == nil || deadline < queuedDeadline! { queuedDeadline = deadline }
     }
 
@@ -221,7 +239,7 @@ public struct Broker {
         if calls[edge] != nil || calls.count < 10_000 { calls[edge, default: 0] += 1 }
     }
 
-    private mutating func clientRequest(client: [UInt8], service: String, body: Frames, now: ContinuousClock.Instant) -> [Action] {
+    private mutating func clientRequest(client: [UInt8], service: String, body: Frames, now: MonotonicTime) -> [Action] {
         if service == Self.kernelService {
             return [.kernelRequest(client: client, body: body)]
         }
@@ -247,19 +265,21 @@ public struct Broker {
                 503, code: "overloaded",
                 message: "service '\(service)' has \(queued) requests queued; try later",
                 id: readMeta()?.id, from: "kernel")
-            record.stats.record(status: 503, latency: nil, now: now)
+            record.stats.record(status: 503, latencyNanos: nil, now: now)
             return [.send(MDP.clientReply(to: client, service: service, body: reply.encode(answering: body)))]
         }
-        record.queue.append(Pending(client: client, body: body, received: now, deadline: now + config.maxWait))
+        record.queue.append(Pending(client: client, body: body, received: now, deadline: now.advanced(by: intervals.maxWait)))
         let actions = dispatch(record, now: now)
         if let last = record.queue.indices.last, record.queue[last].client == client, record.queue[last].received == now {
             // It waits: until a little before the caller's own timeout (so it gets 503/504, not
             // silence), or the grace period when it gave none.
-            var wait = config.defaultGrace
+            var wait = intervals.defaultGrace
             if let ms = readMeta()?.timeoutMs, ms > 0 {
-                wait = .milliseconds(ms) - min(.milliseconds(250), .milliseconds(ms) / 5)
+                let asked = Int64(clamping: ms).multipliedReportingOverflow(by: 1_000_000)
+                let timeout = asked.overflow ? Int64.max : asked.partialValue
+                wait = timeout - min(250_000_000, timeout / 5)
             }
-            record.queue[last].deadline = now + min(wait, config.maxWait)
+            record.queue[last].deadline = now.advanced(by: min(wait, intervals.maxWait))
             noteQueued(deadline: record.queue[last].deadline)
         }
         return actions
@@ -278,7 +298,7 @@ public struct Broker {
 
     // MARK: workers
 
-    private mutating func ready(sender: [UInt8], service: String, metadata: [UInt8]?, now: ContinuousClock.Instant) -> [Action] {
+    private mutating func ready(sender: [UInt8], service: String, metadata: [UInt8]?, now: MonotonicTime) -> [Action] {
         if workers[sender] != nil {
             // 7/MDP: a READY from a known worker is a protocol error; drop it and disconnect.
             var actions = removeWorker(sender, now: now, reason: "sent READY twice")
@@ -294,7 +314,7 @@ public struct Broker {
         }
         let info = WorkerInfo(identity: sender, metadata: metadata)
         let firstOfInstance = !workers.values.contains { $0.service == service && $0.info.instance == info.instance }
-        workers[sender] = Worker(identity: sender, service: service, info: info, expiry: now + config.expiry, now: now)
+        workers[sender] = Worker(identity: sender, service: service, info: info, expiry: now.advanced(by: intervals.expiry), now: now)
         let record = self.service(named: service)
         record.waiting.append(sender)
         var actions: [Action] = []
@@ -304,7 +324,7 @@ public struct Broker {
         return actions + dispatch(record, now: now)
     }
 
-    private mutating func reply(sender: [UInt8], client: [UInt8], body: Frames, now: ContinuousClock.Instant) -> [Action] {
+    private mutating func reply(sender: [UInt8], client: [UInt8], body: Frames, now: MonotonicTime) -> [Action] {
         guard let worker = workers[sender] else {
             return [
                 .send(MDP.command(to: sender, .disconnect)),
@@ -320,13 +340,12 @@ public struct Broker {
         let inFlight = worker.inFlight.remove(at: index)
         let wasFull = worker.inFlight.count + 1 >= worker.credit
         let status = ReplyBody.peekStatus(body)
-        let latency: Duration? = now - inFlight.dispatched
         worker.handled += 1
         if let status, status >= 500 { worker.failed += 1 }
-        worker.expiry = now + config.expiry
+        worker.expiry = now.advanced(by: intervals.expiry)
         worker.lastSeen = now
         let record = service(named: worker.service)
-        record.stats.record(status: status ?? 200, latency: latency, now: now)
+        record.stats.record(status: status ?? 200, latencyNanos: now.nanoseconds(since: inFlight.dispatched), now: now)
         var actions: [Action] = [.send(MDP.clientReply(to: client, service: worker.service, body: body))]
         if worker.draining {
             if worker.inFlight.isEmpty {
@@ -340,7 +359,7 @@ public struct Broker {
         return actions
     }
 
-    private mutating func disconnect(sender: [UInt8], now: ContinuousClock.Instant) -> [Action] {
+    private mutating func disconnect(sender: [UInt8], now: MonotonicTime) -> [Action] {
         guard let worker = workers[sender] else { return [] }
         if !worker.inFlight.isEmpty {
             // Let it finish: it stops getting work now and leaves once its replies are routed.
@@ -354,11 +373,11 @@ public struct Broker {
     }
 
     /// Drops a worker at once (its key was revoked): its caller, if any, gets 503 worker_lost.
-    public mutating func evict(worker identity: [UInt8], now: ContinuousClock.Instant, reason: String) -> [Action] {
+    public mutating func evict(worker identity: [UInt8], now: MonotonicTime, reason: String) -> [Action] {
         removeWorker(identity, now: now, reason: reason) + [.send(MDP.command(to: identity, .disconnect))]
     }
 
-    private mutating func removeWorker(_ identity: [UInt8], now: ContinuousClock.Instant, reason: String) -> [Action] {
+    private mutating func removeWorker(_ identity: [UInt8], now: MonotonicTime, reason: String) -> [Action] {
         guard let worker = workers.removeValue(forKey: identity) else { return [] }
         services[worker.service]?.waiting.removeAll { $0 == identity }
         var actions: [Action] = []
@@ -367,7 +386,7 @@ public struct Broker {
                 503, code: "worker_lost",
                 message: "the worker of '\(worker.service)' handling this request went away (\(reason))",
                 id: RequestBody.peekMeta(inFlight.body)?.id, from: "kernel")
-            services[worker.service]?.stats.record(status: 503, latency: now - inFlight.dispatched, now: now)
+            services[worker.service]?.stats.record(status: 503, latencyNanos: now.nanoseconds(since: inFlight.dispatched), now: now)
             actions.append(.send(MDP.clientReply(to: inFlight.client, service: worker.service, body: reply.encode(answering: inFlight.body))))
         }
         let lastOfInstance = !workers.values.contains { $0.service == worker.service && $0.info.instance == worker.info.instance }
@@ -385,7 +404,7 @@ public struct Broker {
         return record
     }
 
-    private func dispatch(_ service: Service, now: ContinuousClock.Instant) -> [Action] {
+    private func dispatch(_ service: Service, now: MonotonicTime) -> [Action] {
         var actions: [Action] = []
         while !service.waiting.isEmpty && !service.queue.isEmpty {
             // The least loaded worker with room; the longest waiting among equals (LRU).

@@ -82,7 +82,7 @@ final class KernelLoop {
     var logLimiter = RateLimitedLog()
     var kernelSeq: [String: UInt64] = [:]
     let instance = "kernel-\(ProcessInfo.processInfo.processIdentifier)"
-    let started = ContinuousClock.now
+    let started = MonotonicTime.now
     var unroutable: UInt64 = 0
     var rejected: UInt64 = 0
     /// Events are forwarded in place: received into these and sent on with `zmq_msg_send`.
@@ -94,9 +94,9 @@ final class KernelLoop {
     private var lastCounters: EventPlane.TopicCounters?
     /// An event in `parts` that a full subscriber queue refused, and since when: while one is
     /// held, XSUB is not read, so the wait reaches publishers (see ``KernelConfig/subscriberGrace``).
-    private var held: (topic: [UInt8], since: ContinuousClock.Instant)?
+    private var held: (topic: [UInt8], since: MonotonicTime)?
     /// Until then, an event a full queue refuses is dropped for that queue at once.
-    private var lossyUntil = ContinuousClock.now
+    private var lossyUntil = MonotonicTime.now
     /// After a drop, the newest event of each stream, re-sent so a lost stream end shows.
     var catchUp: TailCatchUp
 
@@ -210,13 +210,13 @@ final class KernelLoop {
                 watchingEventsIn = held == nil
                 poller.watchReadable(indices.xsub, watchingEventsIn)
             }
-            let now = ContinuousClock.now
+            let now = MonotonicTime.now
             var next = broker.nextDeadline(now: now)
             if held == nil, let due = catchUp.nextDue() { next = min(next, due) }
             // A held event is retried every millisecond, and whenever the XPUB's descriptor
             // fires (a subscriber's connection took messages from its queue).
             let longest = held == nil ? 100 : 1
-            let waitMs = next <= now ? 0 : min(longest, Int(Broker.milliseconds(next - now)) + 1)
+            let waitMs = next <= now ? 0 : Int(min(Int64(longest), next.milliseconds(since: now) + 1))
             do {
                 _ = try poller.poll(timeoutMs: waitMs)
             } catch {
@@ -231,7 +231,7 @@ final class KernelLoop {
             if poller.isReadable(indices.xpub) { readSubscriptions(limit: 512) }
             if poller.fired(indices.xpub) { catchUp.descriptorFired() }
             if indices.monitors.contains(where: { poller.isReadable($0) }) { guardian?.readMonitors() }
-            let after = ContinuousClock.now
+            let after = MonotonicTime.now
             if broker.nextDeadline(now: after) <= after {
                 perform(broker.tick(now: after))
             }
@@ -328,7 +328,7 @@ final class KernelLoop {
 
     /// Moves up to `limit` events from XSUB to XPUB without copying: the kernel's hot path.
     /// Stops early when a full subscriber queue refuses an event (it is then held).
-    private func forwardEvents(limit: Int, now: ContinuousClock.Instant) {
+    private func forwardEvents(limit: Int, now: MonotonicTime) {
         // Sent on below with zmq_msg_send, past ZMQSocket's bookkeeping.
         xpub.needsEventCheck = true
         if let held {
@@ -412,7 +412,7 @@ final class KernelLoop {
     /// is full and the grace period (from `heldSince`) is not over: the event stays in `parts`.
     /// Past the grace, or within a lossy window, it goes to the subscribers with room and is
     /// counted as a drop for the rest.
-    private func deliver(topic: [UInt8], heldSince: ContinuousClock.Instant?, now: ContinuousClock.Instant) -> Bool {
+    private func deliver(topic: [UInt8], heldSince: MonotonicTime?, now: MonotonicTime) -> Bool {
         if sendParts() { return true }
         if now < lossyUntil {
             dropForFullQueues(topic: topic)
@@ -460,7 +460,7 @@ final class KernelLoop {
 
     /// Re-sends the newest event of every stream kept since the last drop (``TailCatchUp``),
     /// never holding: a full queue ends the round, retried later.
-    private func sendCatchUpRound(now: ContinuousClock.Instant) {
+    private func sendCatchUpRound(now: MonotonicTime) {
         catchUp.sendRound(now: now) { tail, meta in
             (try? xpub.send(tail.topic, meta, tail.payload)) == true
         }
@@ -496,10 +496,8 @@ final class KernelLoop {
         }
     }
 
-    /// Milliseconds since the kernel started: a topic's last-seen time (an integer, since every
-    /// store of a `ContinuousClock.Instant`, a type of another module, goes through its value
-    /// witnesses).
-    func uptimeMs(_ now: ContinuousClock.Instant) -> Int64 { Broker.milliseconds(now - started) }
+    /// Milliseconds since the kernel started: a topic's last-seen time.
+    func uptimeMs(_ now: MonotonicTime) -> Int64 { now.milliseconds(since: started) }
 
     /// The source field of a meta frame, in place.
     private func sourceBytes(_ msg: UnsafeMutablePointer<zmq_msg_t>, _ size: Int) -> UnsafeRawBufferPointer? {
@@ -562,7 +560,7 @@ final class KernelLoop {
     func revoke(_ identities: [String]) {
         guard !identities.isEmpty, let guardian else { return }
         let revoked = Set(identities)
-        let now = ContinuousClock.now
+        let now = MonotonicTime.now
         for (worker, identity) in workerIdentities where revoked.contains(identity) {
             perform(broker.evict(worker: worker, now: now, reason: "key of \(identity) revoked"))
             workerIdentities[worker] = nil

@@ -17,7 +17,7 @@ final class KernelGuard {
     private(set) var authorized: [String: String]
     private var compiled: [String: CompiledRules] = [:]
     private var signature: String
-    private var nextWatch = ContinuousClock.now
+    private var nextWatch = MonotonicTime.now
     private var limiter = RateLimitedLog(interval: .seconds(10))
     private(set) var monitors: [(ZMQMonitor, String)] = []
     /// Last peer address a ZAP request named, and the key it denied, for handshake reports.
@@ -81,12 +81,12 @@ final class KernelGuard {
         var poller = ZMQPoller()
         poller.add(server)
         if let zap { poller.add(zap) }
-        let deadline = ContinuousClock.now + .seconds(3)
+        let deadline = MonotonicTime.now + .seconds(3)
         var consulted = false
-        var settle: ContinuousClock.Instant?
+        var settle: MonotonicTime?
         selfTesting = true
         defer { selfTesting = false }
-        while ContinuousClock.now < deadline {
+        while MonotonicTime.now < deadline {
             _ = try poller.poll(timeoutMs: 20)
             if try server.receive() != nil {
                 throw SecurityError.zapHandlerNotRunning("a client with an unknown key was admitted in the self-test")
@@ -94,9 +94,9 @@ final class KernelGuard {
             if let zap, let request = try zap.receive() {
                 consulted = true
                 try zap.send(answer(request))
-                settle = ContinuousClock.now + .milliseconds(100)
+                settle = MonotonicTime.now + .milliseconds(100)
             }
-            if let settle, ContinuousClock.now >= settle { break }
+            if let settle, MonotonicTime.now >= settle { break }
         }
         guard consulted else {
             throw SecurityError.zapHandlerNotRunning("no ZAP request reached the handler in the self-test")
@@ -253,7 +253,7 @@ final class KernelGuard {
 
     /// Re-reads `authorized/` when asked or when it changed (checked once a second); returns
     /// the identities that lost every key.
-    func reloadIfChanged(now: ContinuousClock.Instant, force: Bool = false) -> (added: [String], removed: [String])? {
+    func reloadIfChanged(now: MonotonicTime, force: Bool = false) -> (added: [String], removed: [String])? {
         guard force || now >= nextWatch else { return nil }
         nextWatch = now + .seconds(1)
         let current = security.authorizedSignature()

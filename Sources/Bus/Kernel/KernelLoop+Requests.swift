@@ -23,7 +23,7 @@ extension KernelLoop {
         switch body.method {
         case "ping":
             result = .success([
-                "pong": true, "libzmq": ZMQContext.version, "uptime_ms": Broker.milliseconds(.now - started),
+                "pong": true, "libzmq": ZMQContext.version, "uptime_ms": MonotonicTime.now.milliseconds(since: started),
                 "pid": Int(ProcessInfo.processInfo.processIdentifier),
             ])
         case "services":
@@ -84,7 +84,7 @@ extension KernelLoop {
     }
 
     private func stats() -> [String: Any] {
-        let now = ContinuousClock.now
+        let now = MonotonicTime.now
         let nowMs = uptimeMs(now)
         var topics: [[String: Any]] = []
         for (key, counters) in events.topics {
@@ -103,7 +103,7 @@ extension KernelLoop {
         let subscriptions = events.subscriptions.map { ["prefix": String(decoding: $0.key, as: UTF8.self), "count": $0.value] }
             .sorted { ($0["prefix"] as! String) < ($1["prefix"] as! String) }
         return [
-            "uptime_ms": Broker.milliseconds(now - started),
+            "uptime_ms": now.milliseconds(since: started),
             "time_us": WallClock.microsNow(),
             "events": [
                 "messages": events.totalMessages, "bytes": events.totalBytes, "drops": events.totalDrops,

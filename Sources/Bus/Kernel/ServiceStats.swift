@@ -3,17 +3,17 @@ struct ServiceStats {
     var requests = 0
     var errors = 0
     var failed = 0
-    var lastActivity: ContinuousClock.Instant?
+    var lastActivity: MonotonicTime?
     private var latencies = [UInt32](repeating: 0, count: 1024)
     private var latencyCount = 0
 
-    mutating func record(status: Int, latency: Duration?, now: ContinuousClock.Instant) {
+    mutating func record(status: Int, latencyNanos: Int64?, now: MonotonicTime) {
         requests += 1
         if !Status.isSuccess(status) { errors += 1 }
         if status >= 500 { failed += 1 }
         lastActivity = now
-        if let latency {
-            let micros = latency.components.seconds * 1_000_000 + latency.components.attoseconds / 1_000_000_000_000
+        if let latencyNanos {
+            let micros = latencyNanos / 1_000
             latencies[latencyCount % latencies.count] = UInt32(clamping: micros)
             latencyCount += 1
         }
@@ -28,8 +28,8 @@ struct ServiceStats {
         return Int(sorted[max(0, index)])
     }
 
-    func isIdle(now: ContinuousClock.Instant) -> Bool {
+    func isIdle(now: MonotonicTime) -> Bool {
         guard let lastActivity else { return true }
-        return now - lastActivity > .seconds(300)
+        return now.nanoseconds(since: lastActivity) > 300_000_000_000
     }
 }

@@ -55,12 +55,12 @@ struct TailCatchUp {
     private(set) var tails: [[UInt8]: Tail] = [:]
     private(set) var bytes = 0
     /// Recording until then; nil when no drop happened within the window.
-    private(set) var activeUntil: ContinuousClock.Instant?
+    private(set) var activeUntil: MonotonicTime?
     /// Events of streams not kept because a limit was reached.
     private(set) var overflow: UInt64 = 0
     private(set) var rounds: UInt64 = 0
     private(set) var sent: UInt64 = 0
-    private var lastRound: ContinuousClock.Instant?
+    private var lastRound: MonotonicTime?
     private var fired = false
     /// The pause before the next round when the descriptor does not fire.
     private var pause: Duration = .zero
@@ -72,12 +72,12 @@ struct TailCatchUp {
     }
 
     /// Within a window (`activeUntil` is set). Stored: the forwarder asks for every event, and
-    /// a computed property made it copy the whole struct through its value witnesses (it holds
-    /// a `ContinuousClock.Instant?`, a type of another module).
+    /// a computed property made it copy the whole struct through its value witnesses when the
+    /// struct held a `ContinuousClock.Instant?` (a type of another module, laid out at run time).
     private(set) var isRecording = false
 
     /// A drop happened: keep streams for the window from now.
-    mutating func dropped(now: ContinuousClock.Instant) {
+    mutating func dropped(now: MonotonicTime) {
         guard limits.window > .zero else { return }
         activeUntil = now + limits.window
         isRecording = true
@@ -138,19 +138,19 @@ struct TailCatchUp {
     }
 
     /// When the next round is due, within the window; nil before the first round (due at once).
-    private var nextRound: ContinuousClock.Instant? {
+    private var nextRound: MonotonicTime? {
         lastRound.map { $0 + (fired ? limits.interval : pause) }
     }
 
     /// When the next round (or the end of the window) is due; nil when nothing is kept.
-    func nextDue() -> ContinuousClock.Instant? {
+    func nextDue() -> MonotonicTime? {
         guard let activeUntil else { return nil }
         guard !tails.isEmpty else { return activeUntil }
         return min(activeUntil, nextRound ?? .now)
     }
 
     /// Ends the window when it is over; whether a round is due.
-    mutating func roundDue(now: ContinuousClock.Instant) -> Bool {
+    mutating func roundDue(now: MonotonicTime) -> Bool {
         guard let activeUntil else { return false }
         if now >= activeUntil {
             self.activeUntil = nil
@@ -168,7 +168,7 @@ struct TailCatchUp {
 
     /// Sends every kept event (its meta flagged repeated) through `send` until it returns false
     /// (a queue is full: the round is retried after ``Limits/interval``).
-    mutating func sendRound(now: ContinuousClock.Instant, _ send: (Tail, [UInt8]) -> Bool) {
+    mutating func sendRound(now: MonotonicTime, _ send: (Tail, [UInt8]) -> Bool) {
         rounds += 1
         if let lastRound, !fired, now - lastRound >= pause { pause = min(pause * 2, limits.fallback) }
         lastRound = now

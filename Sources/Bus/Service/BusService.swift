@@ -83,7 +83,7 @@ public final class BusService: Sendable {
 
     /// Answers one request body (the frames of `message` from `start` on): decodes it, runs
     /// the handler, maps errors to statuses.
-    func answer(_ message: Frames, from start: Int, received: ContinuousClock.Instant, instance: String, logger: Logger) async -> ReplyBody {
+    func answer(_ message: Frames, from start: Int, received: MonotonicTime, instance: String, logger: Logger) async -> ReplyBody {
         let request: RequestBody
         do {
             request = try RequestBody.decode(message, from: start)
@@ -97,9 +97,7 @@ public final class BusService: Sendable {
                 message: "service '\(name)' has no method '\(request.method)' (it has: \(methods.joined(separator: ", ")))", id: id, from: instance)
         }
         let serviceRequest = ServiceRequest(method: request.method, meta: request.meta, payload: request.payload, received: received)
-        let elapsed: () -> Int = {
-            let d = ContinuousClock.now - received; return Int(d.components.seconds * 1_000_000 + d.components.attoseconds / 1_000_000_000_000)
-        }
+        let elapsed: () -> Int = { Int(MonotonicTime.now.microseconds(since: received)) }
         do {
             let payload = try await handler(serviceRequest)
             return ReplyBody(status: 200, meta: ReplyMeta(id: id, from: instance, elapsedMicros: elapsed()), payload: payload)

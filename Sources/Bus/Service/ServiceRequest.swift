@@ -5,8 +5,9 @@ public struct ServiceRequest: Sendable {
     public let method: String
     public let meta: RequestMeta
     public let payload: [UInt8]
-    /// When the worker received it.
-    public let received: ContinuousClock.Instant
+    /// When the worker received it, on the monotonic clock: `MonotonicTime.now.nanoseconds(since:
+    /// request.received)` is how long ago.
+    public let received: MonotonicTime
 
     /// Decodes the JSON payload; an empty payload decodes as `{}`.
     /// - Throws: ``ServiceError`` 400 `invalid_json` naming the expected type.

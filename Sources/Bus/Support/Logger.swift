@@ -65,14 +65,14 @@ public struct Logger: Sendable {
 /// Logs one line per key at most once per `interval`, counting what it suppressed: for
 /// per-peer warnings that a misbehaving peer could otherwise turn into a log flood.
 struct RateLimitedLog {
-    private var last: [String: (ContinuousClock.Instant, Int)] = [:]
+    private var last: [String: (MonotonicTime, Int)] = [:]
     let interval: Duration
 
     init(interval: Duration = .seconds(10)) { self.interval = interval }
 
     /// Returns the number of suppressed repeats to mention if the line should be logged now,
     /// or nil if it should be suppressed.
-    mutating func shouldLog(_ key: String, now: ContinuousClock.Instant) -> Int? {
+    mutating func shouldLog(_ key: String, now: MonotonicTime) -> Int? {
         if let (time, suppressed) = last[key], now - time < interval {
             last[key] = (time, suppressed + 1)
             return nil
