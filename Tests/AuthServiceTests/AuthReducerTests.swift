@@ -191,6 +191,7 @@ struct AuthReducerTests {
         // A snapshot is published exactly when the published state changed.
         let changed = before != state.phase || start.make().snapshot(provider: start.provider) != state.snapshot(provider: start.provider)
         #expect(effects.published.count == (changed ? 1 : 0))
+        #expect(!effects.changesTokenFileAfterPublishing, "\(event) in \(start) publishes before the token file is written: \(effects)")
     }
 
     @Test func table_exercisesEveryLegalTransition() {

@@ -79,6 +79,18 @@ extension [AuthEffect] {
 
     var deletesSession: Bool { contains(.deleteSession) }
 
+    /// Whether the token file is saved or deleted after the state is published (a restart in
+    /// between would come back to a state other than the one announced).
+    var changesTokenFileAfterPublishing: Bool {
+        guard let publish = firstIndex(where: { if case .publish = $0 { return true } else { return false } }) else { return false }
+        return self[publish...].contains {
+            switch $0 {
+            case .saveSession, .deleteSession: return true
+            default: return false
+            }
+        }
+    }
+
     var scheduledDelays: [Duration] {
         compactMap {
             if case .scheduleRefresh(let delay) = $0 { return delay }

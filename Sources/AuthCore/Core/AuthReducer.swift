@@ -27,15 +27,23 @@ public struct AuthReducer: Sendable {
         self.now = now
     }
 
-    /// Applies `action`; the effects include `.publish` first whenever the published snapshot
-    /// changed (and once at launch).
+    /// Applies `action`; the effects include `.publish` whenever the published snapshot changed
+    /// (and once at launch): right after the token file is saved or deleted when the action
+    /// does either, else first. So a state is announced only once a restart would come back to
+    /// it: an `authenticated` seen on the bus has its tokens on disk, a `signed_out` has none.
     public func reduce(into state: inout AuthState, action: AuthAction) -> [AuthEffect] {
         let before = state.snapshot(provider: config.provider)
         let wasLaunched = state.launched
         var effects = step(&state, action)
         let after = state.snapshot(provider: config.provider)
         if after != before || (!wasLaunched && state.launched) {
-            effects.insert(.publish(after), at: 0)
+            let lastFileEffect = effects.lastIndex { effect in
+                switch effect {
+                case .saveSession, .deleteSession: return true
+                default: return false
+                }
+            }
+            effects.insert(.publish(after), at: lastFileEffect.map { $0 + 1 } ?? 0)
         }
         return effects
     }
