@@ -67,6 +67,8 @@ public struct Broker {
     final class Worker {
         let identity: [UInt8]
         let service: String
+        /// The record of `service`: kept while it has workers, so a reply needs no look-up.
+        let record: Service
         let info: WorkerInfo
         /// `info.effectiveCredit`, read on every dispatch.
         let credit: Int
@@ -76,14 +78,17 @@ public struct Broker {
         /// Requests sent to the worker and not answered yet, oldest first. At most `credit`.
         var inFlight: [InFlight] = []
         var draining = false
+        /// Set when it leaves ``Broker/workers``: never dispatched to again.
+        var removed = false
         let registered: MonotonicTime
         var lastSeen: MonotonicTime
         var handled = 0
         var failed = 0
 
-        init(identity: [UInt8], service: String, info: WorkerInfo, expiry: MonotonicTime, now: MonotonicTime) {
+        init(identity: [UInt8], service: String, record: Service, info: WorkerInfo, expiry: MonotonicTime, now: MonotonicTime) {
             self.identity = identity
             self.service = service
+            self.record = record
             self.info = info
             self.credit = info.effectiveCredit
             self.readsOneFrame = info.oneFrame == true
@@ -94,7 +99,8 @@ public struct Broker {
     }
 
     final class Service {
-        var waiting: [[UInt8]] = []
+        /// Workers with room for a request, in the order they get the next one.
+        var waiting: [Worker] = []
         var queue: [Pending] = []
         var stats = ServiceStats()
     }
@@ -225,18 +231,46 @@ public struct Broker {
 
     /// Who calls which service, for the graph: the caller's name comes from the request meta of
     /// its first request on a connection (informational; identity checks use ZAP).
-    private(set) var calls: [CallEdge: Int] = [:]
-    private var callerNames: [[UInt8]: String] = [:]
+    var calls: [CallEdge: Int] { callCounters.mapValues(\.count) }
+    private var callCounters: [CallEdge: CallCounter] = [:]
+    /// Per client connection: its name and the counter of the edge it used last (a client
+    /// usually calls the same service again: no edge hashed per request then).
+    private var callers: [[UInt8]: Caller] = [:]
 
-    private mutating func noteCall(client: [UInt8], caller: String?, service: String) {
-        var name = callerNames[client]
-        if name == nil {
-            name = caller ?? "client-\(WorkerInfo.hex(client))"
-            if callerNames.count > 10_000 { callerNames.removeAll() }
-            callerNames[client] = name
+    final class CallCounter {
+        var count = 0
+    }
+
+    final class Caller {
+        let name: String
+        var lastService = ""
+        var lastCounter: CallCounter?
+        init(name: String) { self.name = name }
+    }
+
+    /// `caller` is asked only for a client connection not seen before.
+    private mutating func noteCall(client: [UInt8], caller: () -> String?, service: String) {
+        let record: Caller
+        if let known = callers[client] {
+            record = known
+        } else {
+            record = Caller(name: caller() ?? "client-\(WorkerInfo.hex(client))")
+            if callers.count > 10_000 { callers.removeAll() }
+            callers[client] = record
         }
-        let edge = CallEdge(caller: name!, service: service)
-        if calls[edge] != nil || calls.count < 10_000 { calls[edge, default: 0] += 1 }
+        if let counter = record.lastCounter, record.lastService == service {
+            counter.count += 1
+            return
+        }
+        let edge = CallEdge(caller: record.name, service: service)
+        var counter = callCounters[edge]
+        if counter == nil, callCounters.count < 10_000 {
+            counter = CallCounter()
+            callCounters[edge] = counter
+        }
+        counter?.count += 1
+        record.lastService = service
+        record.lastCounter = counter
     }
 
     private mutating func clientRequest(client: [UInt8], service: String, body: Frames, now: MonotonicTime) -> [Action] {
@@ -253,11 +287,7 @@ public struct Broker {
             if meta == nil { meta = .some(RequestBody.peekMeta(body)) }
             return meta!
         }
-        if callerNames[client] == nil {
-            noteCall(client: client, caller: readMeta()?.caller, service: service)
-        } else {
-            noteCall(client: client, caller: nil, service: service)
-        }
+        noteCall(client: client, caller: { readMeta()?.caller }, service: service)
         let record = self.service(named: service)
         let queued = record.queue.count
         if queued >= config.maxQueuedPerService {
@@ -314,9 +344,10 @@ public struct Broker {
         }
         let info = WorkerInfo(identity: sender, metadata: metadata)
         let firstOfInstance = !workers.values.contains { $0.service == service && $0.info.instance == info.instance }
-        workers[sender] = Worker(identity: sender, service: service, info: info, expiry: now.advanced(by: intervals.expiry), now: now)
         let record = self.service(named: service)
-        record.waiting.append(sender)
+        let worker = Worker(identity: sender, service: service, record: record, info: info, expiry: now.advanced(by: intervals.expiry), now: now)
+        workers[sender] = worker
+        record.waiting.append(worker)
         var actions: [Action] = []
         if firstOfInstance {
             actions.append(.publish(topic: "bus.service.up", payload: serviceEvent(service, info, reason: "ready")))
@@ -344,7 +375,7 @@ public struct Broker {
         if let status, status >= 500 { worker.failed += 1 }
         worker.expiry = now.advanced(by: intervals.expiry)
         worker.lastSeen = now
-        let record = service(named: worker.service)
+        let record = worker.record
         record.stats.record(status: status ?? 200, latencyNanos: now.nanoseconds(since: inFlight.dispatched), now: now)
         var actions: [Action] = [.send(MDP.clientReply(to: client, service: worker.service, body: body))]
         if worker.draining {
@@ -353,7 +384,7 @@ public struct Broker {
                 actions.append(.send(MDP.command(to: sender, .disconnect)))
             }
         } else {
-            if wasFull { record.waiting.append(sender) }
+            if wasFull { record.waiting.append(worker) }
             actions += dispatch(record, now: now)
         }
         return actions
@@ -364,7 +395,7 @@ public struct Broker {
         if !worker.inFlight.isEmpty {
             // Let it finish: it stops getting work now and leaves once its replies are routed.
             worker.draining = true
-            services[worker.service]?.waiting.removeAll { $0 == sender }
+            worker.record.waiting.removeAll { $0 === worker }
             return []
         }
         // Acknowledge with DISCONNECT: everything this worker was sent is now before that
@@ -379,14 +410,15 @@ public struct Broker {
 
     private mutating func removeWorker(_ identity: [UInt8], now: MonotonicTime, reason: String) -> [Action] {
         guard let worker = workers.removeValue(forKey: identity) else { return [] }
-        services[worker.service]?.waiting.removeAll { $0 == identity }
+        worker.removed = true
+        worker.record.waiting.removeAll { $0 === worker }
         var actions: [Action] = []
         for inFlight in worker.inFlight {
             let reply = ReplyBody.error(
                 503, code: "worker_lost",
                 message: "the worker of '\(worker.service)' handling this request went away (\(reason))",
                 id: RequestBody.peekMeta(inFlight.body)?.id, from: "kernel")
-            services[worker.service]?.stats.record(status: 503, latencyNanos: now.nanoseconds(since: inFlight.dispatched), now: now)
+            worker.record.stats.record(status: 503, latencyNanos: now.nanoseconds(since: inFlight.dispatched), now: now)
             actions.append(.send(MDP.clientReply(to: inFlight.client, service: worker.service, body: reply.encode(answering: inFlight.body))))
         }
         let lastOfInstance = !workers.values.contains { $0.service == worker.service && $0.info.instance == worker.info.instance }
@@ -411,15 +443,16 @@ public struct Broker {
             var best = 0
             var bestLoad = Int.max
             for (index, candidate) in service.waiting.enumerated() {
-                let load = workers[candidate]?.inFlight.count ?? Int.max
+                let load = candidate.removed ? Int.max : candidate.inFlight.count
                 if load < bestLoad {
                     best = index
                     bestLoad = load
                     if load == 0 { break }
                 }
             }
-            let identity = service.waiting.remove(at: best)
-            guard let worker = workers[identity], !worker.draining, worker.inFlight.count < worker.credit else { continue }
+            let worker = service.waiting.remove(at: best)
+            guard !worker.removed, !worker.draining, worker.inFlight.count < worker.credit else { continue }
+            let identity = worker.identity
             let pending = service.queue.removeFirst()
             worker.inFlight.append(InFlight(client: pending.client, body: pending.body, dispatched: now))
             // A worker that did not say it reads one-frame bodies gets the three frames.
@@ -427,7 +460,7 @@ public struct Broker {
             if !worker.readsOneFrame, let frames = RequestBody.threeFrames(body) { body = frames }
             actions.append(.send(MDP.request(to: identity, client: pending.client, body: body)))
             // Still room: back to the end of the line (round robin across workers).
-            if worker.inFlight.count < worker.credit { service.waiting.append(identity) }
+            if worker.inFlight.count < worker.credit { service.waiting.append(worker) }
         }
         return actions
     }
