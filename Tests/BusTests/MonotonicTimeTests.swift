@@ -1,5 +1,6 @@
-import Bus
 import Testing
+
+@testable import Bus
 
 /// The integer clock of the bus's loops: conversions, saturation, and the broker's deadlines
 /// at the edges (a caller may ask for any timeout).
@@ -24,6 +25,10 @@ struct MonotonicTimeTests {
         #expect(Duration.nanoseconds(1).nanosecondsClamped == 1)
         #expect(Duration.seconds(Int64.max).nanosecondsClamped == .max)
         #expect(Duration.seconds(Int64.min).nanosecondsClamped == .min)
+        #expect(Duration.milliseconds(1000).nanosecondsClamped(times: 3) == 3_000_000_000)
+        #expect(Duration.milliseconds(1000).nanosecondsClamped(times: 0) == 1_000_000_000)
+        #expect(Duration.seconds(Int64.max / 2_000_000_000).nanosecondsClamped(times: 3) == .max)
+        #expect(Duration.microseconds(2_999_999).wholeMilliseconds == 2_999)
         let t = MonotonicTime(nanoseconds: 1)
         #expect(t.advanced(by: .max) == MonotonicTime(nanoseconds: .max))
         #expect(MonotonicTime(nanoseconds: -1).advanced(by: .min) == MonotonicTime(nanoseconds: .min))

@@ -171,7 +171,7 @@ final class RawRequestHandler: IOHandler {
     func tick(_ loop: IOLoop, now: MonotonicTime) -> MonotonicTime? {
         trySend()
         if now >= deadline {
-            let seconds = Double(Broker.milliseconds(timeout)) / 1000
+            let seconds = Double(timeout.wholeMilliseconds) / 1000
             completion?(
                 .failure(
                     sent

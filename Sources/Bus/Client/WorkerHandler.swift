@@ -19,10 +19,9 @@ final class WorkerHandler: IOHandler {
     private(set) var socket: ZMQSocket
     let service: String
     let metadata: [UInt8]
-    let heartbeat: Duration
-    let liveness: Int
-    /// `heartbeat` and `heartbeat * liveness` in nanoseconds, converted once: the silence
-    /// deadline moves on every message from the kernel.
+    /// The heartbeat interval and the silence after which the kernel counts as gone
+    /// (heartbeat × liveness), in nanoseconds: converted once, the silence deadline moves on
+    /// every message from the kernel.
     private let heartbeatNanos: Int64
     private let silenceNanos: Int64
     let sink: @Sendable (WorkerRequest) -> Void
@@ -39,11 +38,8 @@ final class WorkerHandler: IOHandler {
     ) throws(ZMQError) {
         self.service = service
         self.metadata = metadata
-        self.heartbeat = heartbeat
-        self.liveness = liveness
         heartbeatNanos = heartbeat.nanosecondsClamped
-        let (silence, overflow) = heartbeatNanos.multipliedReportingOverflow(by: Int64(max(1, liveness)))
-        silenceNanos = overflow ? .max : silence
+        silenceNanos = heartbeat.nanosecondsClamped(times: liveness)
         self.sink = sink
         let now = MonotonicTime.now
         kernelDeadline = now.advanced(by: silenceNanos)
@@ -154,7 +150,7 @@ final class WorkerHandler: IOHandler {
                 finishDrainIfIdle(loop, acknowledged: true)
                 return nil
             }
-            loop.logger.warning("kernel silent for \(heartbeat * liveness); worker of \(service) reconnects")
+            loop.logger.warning("kernel silent for \(Duration.nanoseconds(silenceNanos)); worker of \(service) reconnects")
             reconnect(loop)
         }
         if now >= nextHeartbeat {

@@ -44,8 +44,7 @@ public struct Broker {
 
         init(_ config: Config) {
             heartbeat = config.heartbeatInterval.nanosecondsClamped
-            let (expiry, overflow) = heartbeat.multipliedReportingOverflow(by: Int64(max(1, config.liveness)))
-            self.expiry = overflow ? .max : expiry
+            expiry = config.heartbeatInterval.nanosecondsClamped(times: config.liveness)
             defaultGrace = config.defaultGrace.nanosecondsClamped
             maxWait = config.maxWait.nanosecondsClamped
         }
@@ -78,8 +77,6 @@ public struct Broker {
         /// Requests sent to the worker and not answered yet, oldest first. At most `credit`.
         var inFlight: [InFlight] = []
         var draining = false
-        /// Set when it leaves ``Broker/workers``: never dispatched to again.
-        var removed = false
         let registered: MonotonicTime
         var lastSeen: MonotonicTime
         var handled = 0
@@ -99,7 +96,8 @@ public struct Broker {
     }
 
     final class Service {
-        /// Workers with room for a request, in the order they get the next one.
+        /// Workers with room for a request, in the order they get the next one. A worker leaves
+        /// it when it is removed or starts draining, and is put back only while registered.
         var waiting: [Worker] = []
         var queue: [Pending] = []
         var stats = ServiceStats()
@@ -410,7 +408,6 @@ public struct Broker {
 
     private mutating func removeWorker(_ identity: [UInt8], now: MonotonicTime, reason: String) -> [Action] {
         guard let worker = workers.removeValue(forKey: identity) else { return [] }
-        worker.removed = true
         worker.record.waiting.removeAll { $0 === worker }
         var actions: [Action] = []
         for inFlight in worker.inFlight {
@@ -443,7 +440,7 @@ public struct Broker {
             var best = 0
             var bestLoad = Int.max
             for (index, candidate) in service.waiting.enumerated() {
-                let load = candidate.removed ? Int.max : candidate.inFlight.count
+                let load = candidate.inFlight.count
                 if load < bestLoad {
                     best = index
                     bestLoad = load
@@ -451,7 +448,7 @@ public struct Broker {
                 }
             }
             let worker = service.waiting.remove(at: best)
-            guard !worker.removed, !worker.draining, worker.inFlight.count < worker.credit else { continue }
+            guard !worker.draining, worker.inFlight.count < worker.credit else { continue }
             let identity = worker.identity
             let pending = service.queue.removeFirst()
             worker.inFlight.append(InFlight(client: pending.client, body: pending.body, dispatched: now))
@@ -471,10 +468,6 @@ public struct Broker {
             service: service, instance: info.instance, version: info.version, host: info.host, pid: info.pid,
             workers: remaining, reason: reason)
         return (try? JSONEncoder.bus.encode(event)).map(Array.init) ?? []
-    }
-
-    static func milliseconds(_ d: Duration) -> Int64 {
-        d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000
     }
 }
 

@@ -107,7 +107,7 @@ extension KernelLoop {
             "time_us": WallClock.microsNow(),
             "events": [
                 "messages": events.totalMessages, "bytes": events.totalBytes, "drops": events.totalDrops,
-                "stalls": events.stalls, "stalled_ms": Broker.milliseconds(events.stalled),
+                "stalls": events.stalls, "stalled_ms": events.stalled.wholeMilliseconds,
                 "malformed": events.malformed, "retained_topics": events.retained.count,
                 "retained_refused": events.retainedRefused,
                 "catch_up": [

@@ -77,4 +77,14 @@ extension Duration {
         let (sum, overflow2) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
         return overflow2 ? (seconds < 0 ? .min : .max) : sum
     }
+
+    /// `self * max(1, factor)` in whole nanoseconds, clamped like ``nanosecondsClamped`` (a
+    /// heartbeat interval times its liveness).
+    func nanosecondsClamped(times factor: Int) -> Int64 {
+        let (product, overflow) = nanosecondsClamped.multipliedReportingOverflow(by: Int64(max(1, factor)))
+        return overflow ? (self < .zero ? .min : .max) : product
+    }
+
+    /// Whole milliseconds, rounded toward zero, clamped like ``nanosecondsClamped``.
+    var wholeMilliseconds: Int64 { nanosecondsClamped / 1_000_000 }
 }
