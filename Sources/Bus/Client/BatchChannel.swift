@@ -17,13 +17,13 @@ final class BatchChannel<Element: Sendable>: Sendable {
 
     let capacity: Int
     /// Whether a full buffer makes the producer wait (``BusOptions/subscriberGrace``) instead
-    /// of dropping at once.
+    /// of dropping at once. A channel that does not hold its producer keeps the newest elements.
     let holdsProducer: Bool
     private let state = Locked(State())
     private let onCancel: @Sendable () -> Void
 
     /// - Parameters:
-    ///   - capacity: elements held before newer ones are dropped (and counted).
+    ///   - capacity: elements held before some are dropped (and counted); `push` says which.
     ///   - holdsProducer: see ``holdsProducer``.
     ///   - onCancel: runs when the consumer's task is cancelled while taking.
     init(capacity: Int = .max, holdsProducer: Bool = true, onCancel: @escaping @Sendable () -> Void = {}) {
@@ -32,7 +32,11 @@ final class BatchChannel<Element: Sendable>: Sendable {
         self.onCancel = onCancel
     }
 
-    /// Appends a batch (the I/O thread). What does not fit is dropped and counted.
+    /// Appends a batch (the I/O thread). What does not fit is dropped and counted: the newest
+    /// elements when the producer holds for room (it stopped reading, so what it dropped comes
+    /// after what is queued), the oldest otherwise (a channel that keeps the newest values, so
+    /// the last element pushed is always delivered and the count sits on the first element
+    /// after the loss).
     func push(_ batch: [Element]) {
         let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
             guard !s.finished else { return nil }
@@ -42,14 +46,32 @@ final class BatchChannel<Element: Sendable>: Sendable {
                 s.buffer = batch
             } else if room >= batch.count {
                 s.buffer.append(contentsOf: batch)
-            } else {
+            } else if holdsProducer {
                 if room > 0 { s.buffer.append(contentsOf: batch.prefix(room)) }
                 s.dropped += UInt64(batch.count - max(0, room))
+            } else {
+                Self.keepNewest(&s, appending: batch, capacity: capacity)
             }
             defer { s.waiter = nil }
             return s.waiter
         }
         waiter?.resume()
+    }
+
+    /// Appends `batch` and drops the oldest elements beyond `capacity`, counting them.
+    private static func keepNewest<C: Collection<Element>>(_ s: inout State, appending batch: C, capacity: Int) {
+        let overflow = s.buffer.count + batch.count - capacity
+        guard overflow > 0 else {
+            s.buffer.append(contentsOf: batch)
+            return
+        }
+        s.dropped += UInt64(overflow)
+        if overflow >= s.buffer.count {
+            s.buffer = Array(batch.suffix(capacity))
+        } else {
+            s.buffer.removeFirst(overflow)
+            s.buffer.append(contentsOf: batch)
+        }
     }
 
     /// Elements that fit before the next push drops some (`Int.max` once finished).
@@ -75,7 +97,13 @@ final class BatchChannel<Element: Sendable>: Sendable {
     func push(_ element: Element) {
         let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
             guard !s.finished else { return nil }
-            if s.buffer.count < capacity { s.buffer.append(element) } else { s.dropped += 1 }
+            if s.buffer.count < capacity {
+                s.buffer.append(element)
+            } else if holdsProducer {
+                s.dropped += 1
+            } else {
+                Self.keepNewest(&s, appending: CollectionOfOne(element), capacity: capacity)
+            }
             defer { s.waiter = nil }
             return s.waiter
         }
