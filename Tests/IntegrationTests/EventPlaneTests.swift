@@ -388,6 +388,63 @@ struct EventPlaneTests {
         }
     }
 
+    /// A publisher whose kernel stops reading waits for room without spinning, then sends
+    /// everything once the kernel reads again. An XPUB reports itself writable whether or not
+    /// its pipe has room, so waiting by polling for writability was a busy loop: a full core
+    /// for as long as the kernel was slower than the publisher.
+    @Test func publisherBlockedByAStoppedKernel_waitsWithoutSpinning_andDeliversEverythingAfter() async throws {
+        try await Harness.with { h in
+            let sub = try h.client(name: "sub").subscribe("block.>")
+            let received = Locked(0)
+            let reader = Task {
+                for await event in sub where event.topic == "block.t" { received.withLock { $0 += 1 } }
+            }
+            defer { reader.cancel() }
+            try await sub.confirm()
+            let publisher = h.client(name: "blocked")
+            let payload = [UInt8](repeating: UInt8(ascii: "a"), count: 1024)
+            try await publisher.publish("block.t", payload: payload)
+            #expect(await eventually { received.withLock { $0 } == 1 })
+
+            h.kernel.signal(SIGSTOP)
+            var stopped = true
+            defer { if stopped { h.kernel.signal(SIGCONT) } }
+            // More than the kernel's socket buffers, the publisher's pipe and its backlog bound
+            // hold: publishing stops in flow control, the publisher's socket full.
+            let total = 40_000
+            let published = Locked(1)
+            let publishing = Task {
+                for _ in 1..<total {
+                    try await publisher.publish("block.t", payload: payload)
+                    published.withLock { $0 += 1 }
+                }
+            }
+            var last = -1
+            let stalled = await eventually(timeout: .seconds(20), every: .milliseconds(300)) {
+                let now = published.withLock { $0 }
+                defer { last = now }
+                return now == last && now < total
+            }
+            #expect(stalled)
+            let before = processCPUSeconds()
+            try await Task.sleep(for: .seconds(1))
+            let busy = processCPUSeconds() - before
+            // Spinning took about a second of CPU here; waiting, a few milliseconds.
+            #expect(busy < 0.3, "the test process used \(busy) s of CPU in 1 s while its publisher waited for room")
+
+            h.kernel.signal(SIGCONT)
+            stopped = false
+            try await publishing.value
+            #expect(await eventually(timeout: .seconds(30)) { received.withLock { $0 } == total })
+        }
+    }
+
+    private func processCPUSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
     @Test func kernel_countsTopics_andListsRetained() async throws {
         try await Harness.with { h in
             let bus = h.client(name: "stat")

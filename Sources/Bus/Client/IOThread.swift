@@ -22,6 +22,9 @@ final class IOThread: TaskExecutor, Sendable {
         /// Events published and not yet handed to libzmq (queued here or held by the
         /// publisher socket): what flow control bounds.
         var backlog = 0
+        /// Set by the loop while the publisher socket is full: queued publishes are then not
+        /// work (the loop waits for the socket, not for them) and send no wake-up.
+        var holdPublishes = false
         var roomWaiters: [CheckedContinuation<Void, Never>] = []
         var stopping = false
         var stopped = false
@@ -62,8 +65,9 @@ final class IOThread: TaskExecutor, Sendable {
         let (accepted, wake) = queue.withLock { q -> (Bool, Bool) in
             guard !q.stopping else { return (false, false) }
             q.operations.append(operation)
-            // One wake-up per batch: a non-empty queue already has one pending.
-            return (true, q.operations.count == 1 && q.publishes.isEmpty && q.jobs.isEmpty)
+            // One wake-up per batch: a non-empty queue already has one pending (held publishes
+            // sent none).
+            return (true, q.operations.count == 1 && q.jobs.isEmpty && (q.publishes.isEmpty || q.holdPublishes))
         }
         if wake, !isCurrent { self.wake.signal() }
         return accepted
@@ -76,7 +80,7 @@ final class IOThread: TaskExecutor, Sendable {
         let (stopped, wake) = queue.withLock { q -> (Bool, Bool) in
             guard !q.stopped else { return (true, false) }
             q.jobs.append(job)
-            return (false, q.jobs.count == 1 && q.operations.isEmpty && q.publishes.isEmpty)
+            return (false, q.jobs.count == 1 && q.operations.isEmpty && (q.publishes.isEmpty || q.holdPublishes))
         }
         if stopped {
             let executor = asUnownedTaskExecutor()
@@ -100,7 +104,7 @@ final class IOThread: TaskExecutor, Sendable {
             guard !q.stopping else { return (nil, false) }
             q.publishes.append(event)
             q.backlog += 1
-            return (q.backlog, q.publishes.count == 1 && q.operations.isEmpty && q.jobs.isEmpty)
+            return (q.backlog, q.publishes.count == 1 && q.operations.isEmpty && q.jobs.isEmpty && !q.holdPublishes)
         }
         if wasEmpty, !isCurrent { wake.signal() }
         return backlog
@@ -166,9 +170,15 @@ final class IOThread: TaskExecutor, Sendable {
         }
     }
 
-    /// True when work is queued (the loop then polls without waiting).
-    var hasWork: Bool {
-        queue.withLock { !$0.operations.isEmpty || !$0.publishes.isEmpty || !$0.jobs.isEmpty || $0.stopping }
+    /// True when work is queued (the loop then polls without waiting). With
+    /// `holdingPublishes` (the publisher socket is full) queued publishes do not count, and
+    /// publishes queued from then on send no wake-up until the loop asks again without it: the
+    /// loop retries the socket on its own (``PublisherHandler/tick(_:now:)``).
+    func hasWork(holdingPublishes: Bool) -> Bool {
+        queue.withLock { q in
+            q.holdPublishes = holdingPublishes
+            return !q.operations.isEmpty || (!q.publishes.isEmpty && !holdingPublishes) || !q.jobs.isEmpty || q.stopping
+        }
     }
 
     /// Runs jobs on this thread (the loop calls it between polls).
@@ -313,7 +323,6 @@ final class IOLoop {
     func run() {
         var poller = ZMQPoller()
         var pollOrder: [ObjectIdentifier] = []
-        var pollingWritable = false
         // The subscriber's place in the poll set, and whether it is watched (not while paused).
         var subscriberIndex = -1
         var watchingSubscriber = true
@@ -326,27 +335,31 @@ final class IOLoop {
             var rounds = 0
             repeat {
                 let work = thread.takeWork(drain: woken && rounds == 0)
-                for operation in work.operations { operation(self) }
+                // Publishes before operations: a `flushPublishes` taken with them counts them
+                // as published before it (they were queued first).
                 if !work.publishes.isEmpty { sendPublishes(work.publishes) }
+                for operation in work.operations { operation(self) }
                 thread.run(work.jobs)
                 if work.stopping { stopping = true }
                 rounds += 1
-            } while !stopping && rounds < 4 && thread.hasWork
+            } while !stopping && rounds < 4 && thread.hasWork(holdingPublishes: publisher?.isBlocked ?? false)
             if stopping { break }
 
-            let wantWritable = publisher?.isBlocked ?? false
-            if pollDirty || wantWritable != pollingWritable {
+            if pollDirty {
                 poller.removeAll()
                 poller.add(fd: thread.wakeFD)
                 pollOrder = order
                 subscriberIndex = -1
                 for id in pollOrder {
                     let handler = handlers[id]!
-                    let index = poller.add(handler.socket, writable: wantWritable && handler === publisher)
+                    // Never for writability: an XPUB reports ZMQ_POLLOUT whether or not its pipes
+                    // have room (libzmq's dist_t::has_out is always true), so with NODROP a full
+                    // publisher polled for it spun at full speed, taking a core from the kernel
+                    // and the subscribers. The publisher retries on its descriptor and its tick.
+                    let index = poller.add(handler.socket)
                     if handler === subscriber { subscriberIndex = index }
                 }
                 pollDirty = false
-                pollingWritable = wantWritable
                 watchingSubscriber = true
             }
             let subscriberPaused = subscriber?.isPaused ?? false
@@ -359,8 +372,10 @@ final class IOLoop {
             for id in pollOrder {
                 if let wanted = handlers[id]?.tick(self, now: now), wanted < next { next = wanted }
             }
-            // Work the thread queued for itself (no wake-up was sent for it): do not wait.
-            let waitMs = next <= now || thread.hasWork ? 0 : Int(next.milliseconds(since: now)) + 1
+            // Work the thread queued for itself (no wake-up was sent for it): do not wait. While
+            // the publisher socket is full, publishes are not such work.
+            let hasWork = thread.hasWork(holdingPublishes: publisher?.isBlocked ?? false)
+            let waitMs = next <= now || hasWork ? 0 : Int(next.milliseconds(since: now)) + 1
             do {
                 _ = try poller.poll(timeoutMs: waitMs)
             } catch {
@@ -371,7 +386,8 @@ final class IOLoop {
             woken = poller.isReadable(0)
             for (index, id) in pollOrder.enumerated() {
                 if poller.isReadable(index + 1) { handlers[id]?.readable(self) }
-                if pollingWritable, poller.isWritable(index + 1), handlers[id] === publisher { publisher?.writable(self) }
+                // A command reached the publisher (room in its pipe is one): try the held events.
+                if let publisher, publisher.isBlocked, handlers[id] === publisher, poller.fired(index + 1) { publisher.writable(self) }
             }
         }
         // Flush what was queued before the stop, then close everything.
@@ -383,12 +399,11 @@ final class IOLoop {
         if let publisher, publisher.isHolding {
             let deadline = MonotonicTime.now + .seconds(2)
             var poller = ZMQPoller()
-            poller.add(publisher.socket, writable: true)
+            poller.add(publisher.socket)
             while publisher.isHolding, MonotonicTime.now < deadline {
-                if (try? poller.poll(timeoutMs: 20)) ?? 0 > 0 {
-                    publisher.readable(self)
-                    if poller.isWritable(0) { publisher.writable(self) }
-                }
+                // Not polled for writability (see `run`): retried on a command or every 5 ms.
+                if (try? poller.poll(timeoutMs: 5)) ?? 0 > 0 { publisher.readable(self) }
+                if publisher.isBlocked { publisher.writable(self) }
             }
         }
         for id in order where !(handlers[id] is MonitorHandler) { handlers[id]?.close(self) }

@@ -134,12 +134,35 @@ final class PublisherHandler: IOHandler {
         }
     }
 
+    /// How often a full socket is retried when no command reached it. The loop does not poll
+    /// it for writability (an XPUB always reports it) but retries when the socket's descriptor
+    /// fires, which room in the pipe usually makes it do; the descriptor's signal can also be
+    /// taken by another call on the socket, so this bounds the wait. libzmq re-opens a full
+    /// pipe once its reader has taken half of it, so a millisecond costs no throughput.
+    static let retryFull: Int64 = 1_000_000
+
+    /// When the full socket is next retried; nil while not blocked.
+    private var retryAt: MonotonicTime?
+
     func tick(_ loop: IOLoop, now: MonotonicTime) -> MonotonicTime? {
-        guard !flushWaiters.isEmpty else { return nil }
+        var next: MonotonicTime?
+        if isBlocked {
+            if let retryAt, now >= retryAt { flush(loop) }
+            if isBlocked {
+                if retryAt == nil || now >= retryAt! { retryAt = now.advanced(by: Self.retryFull) }
+                next = retryAt
+            } else {
+                retryAt = nil
+            }
+        } else {
+            retryAt = nil
+        }
+        guard !flushWaiters.isEmpty else { return next }
         let expired = flushWaiters.filter { $0.deadline <= now }
         flushWaiters.removeAll { $0.deadline <= now }
         for waiter in expired { waiter.done(false) }
-        return flushWaiters.map(\.deadline).min()
+        guard let deadline = flushWaiters.map(\.deadline).min() else { return next }
+        return next.map { min($0, deadline) } ?? deadline
     }
 
     func close(_ loop: IOLoop) {

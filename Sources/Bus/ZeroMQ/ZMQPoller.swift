@@ -20,7 +20,9 @@ public struct ZMQPoller {
 
     public init() {}
 
-    /// Adds a socket for readability (and writability when asked); returns its index.
+    /// Adds a socket for readability (and writability when asked); returns its index. Not
+    /// for the writability of a PUB or XPUB: libzmq reports them writable whether or not their
+    /// pipes have room, so waiting for it never waits.
     @discardableResult
     public mutating func add(_ socket: ZMQSocket, writable: Bool = false) -> Int {
         sockets.append(socket)
