@@ -136,27 +136,22 @@ final class PublisherHandler: IOHandler {
 
     /// How often a full socket is retried when no command reached it. The loop does not poll
     /// it for writability (an XPUB always reports it) but retries when the socket's descriptor
-    /// fires, which room in the pipe usually makes it do; the descriptor's signal can also be
-    /// taken by another call on the socket, so this bounds the wait. libzmq re-opens a full
-    /// pipe once its reader has taken half of it, so a millisecond costs no throughput.
+    /// fires, which room in the pipe makes it do; another call on the socket can take that
+    /// signal, so this bounds the wait. libzmq re-opens a full pipe when its reader has taken
+    /// half of it: the other half keeps the reader busy until the retry comes.
     static let retryFull: Int64 = 1_000_000
 
     /// When the full socket is next retried; nil while not blocked.
     private var retryAt: MonotonicTime?
 
     func tick(_ loop: IOLoop, now: MonotonicTime) -> MonotonicTime? {
-        var next: MonotonicTime?
-        if isBlocked {
-            if let retryAt, now >= retryAt { flush(loop) }
-            if isBlocked {
-                if retryAt == nil || now >= retryAt! { retryAt = now.advanced(by: Self.retryFull) }
-                next = retryAt
-            } else {
-                retryAt = nil
-            }
-        } else {
+        if isBlocked, let retryAt, now >= retryAt { flush(loop) }
+        if !isBlocked {
             retryAt = nil
+        } else if retryAt == nil || now >= retryAt! {
+            retryAt = now.advanced(by: Self.retryFull)
         }
+        let next = retryAt
         guard !flushWaiters.isEmpty else { return next }
         let expired = flushWaiters.filter { $0.deadline <= now }
         flushWaiters.removeAll { $0.deadline <= now }
