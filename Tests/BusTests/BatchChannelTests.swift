@@ -30,6 +30,29 @@ struct BatchChannelTests {
         #expect(try #require(await channel.take()) == ([23], 0))
     }
 
+    /// A dropped event also takes with it the gap it carried (events the kernel or the network
+    /// lost before it): the count the consumer sees covers both.
+    @Test func droppedEvents_countTheGapsTheyCarried() async throws {
+        func event(_ seq: UInt64, missed: UInt64 = 0) -> BusEvent {
+            BusEvent(
+                topic: "a.b", meta: EventMeta(seq: seq, timestampMicros: 0, source: "s", instance: "i"), payload: [], missed: missed)
+        }
+        let keepsNewest = EventChannel(capacity: 2, holdsProducer: false, loss: { 1 + $0.missed })
+        keepsNewest.push([event(1), event(5, missed: 3), event(6)])
+        keepsNewest.push(event(7))
+        let newest = try #require(await keepsNewest.nextEvents())
+        #expect(newest.map(\.meta.seq) == [6, 7])
+        #expect(newest.map(\.missed) == [5, 0])  // 1, 2-4 (carried by 5), 5
+
+        let holds = EventChannel(capacity: 2, holdsProducer: true, loss: { 1 + $0.missed })
+        holds.push([event(1), event(2), event(5, missed: 2)])
+        holds.push(event(6))
+        let held = try #require(await holds.nextEvents())
+        #expect(held.map(\.meta.seq) == [1, 2])
+        // Reported with the batch it could not join: 3-4 (carried by 5), 5 and 6.
+        #expect(held.first?.missed == 4)
+    }
+
     @Test func droppedCount_landsOnTheFirstEventAfterTheLoss() async throws {
         let channel = EventChannel(capacity: 2, holdsProducer: false)
         let events = (1...5).map { seq in

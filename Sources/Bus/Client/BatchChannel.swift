@@ -9,7 +9,8 @@ final class BatchChannel<Element: Sendable>: Sendable {
         var buffer: [Element] = []
         var waiter: CheckedContinuation<Void, Never>?
         var finished = false
-        /// Elements dropped because the consumer fell `capacity` behind, not yet reported.
+        /// What was lost to drops because the consumer fell `capacity` behind (``loss`` of each
+        /// dropped element), not yet reported.
         var dropped: UInt64 = 0
         /// Runs once the consumer next takes (the producer waits for room).
         var onRoom: (@Sendable () -> Void)?
@@ -21,15 +22,23 @@ final class BatchChannel<Element: Sendable>: Sendable {
     let holdsProducer: Bool
     private let state = Locked(State())
     private let onCancel: @Sendable () -> Void
+    /// What dropping an element loses: itself, and for an event also the events already
+    /// missing before it (its `missed`), which the next delivered event then reports.
+    private let loss: @Sendable (Element) -> UInt64
 
     /// - Parameters:
     ///   - capacity: elements held before some are dropped (and counted); `push` says which.
     ///   - holdsProducer: see ``holdsProducer``.
     ///   - onCancel: runs when the consumer's task is cancelled while taking.
-    init(capacity: Int = .max, holdsProducer: Bool = true, onCancel: @escaping @Sendable () -> Void = {}) {
+    ///   - loss: what dropping an element loses (see ``loss``); one by default.
+    init(
+        capacity: Int = .max, holdsProducer: Bool = true, onCancel: @escaping @Sendable () -> Void = {},
+        loss: @escaping @Sendable (Element) -> UInt64 = { _ in 1 }
+    ) {
         self.capacity = max(1, capacity)
         self.holdsProducer = holdsProducer
         self.onCancel = onCancel
+        self.loss = loss
     }
 
     /// Appends a batch (the I/O thread). What does not fit is dropped and counted: the newest
@@ -48,9 +57,9 @@ final class BatchChannel<Element: Sendable>: Sendable {
                 s.buffer.append(contentsOf: batch)
             } else if holdsProducer {
                 if room > 0 { s.buffer.append(contentsOf: batch.prefix(room)) }
-                s.dropped += UInt64(batch.count - max(0, room))
+                s.dropped += lost(batch.dropFirst(max(0, room)))
             } else {
-                Self.keepNewest(&s, appending: batch, capacity: capacity)
+                keepNewest(&s, appending: batch)
             }
             defer { s.waiter = nil }
             return s.waiter
@@ -59,19 +68,24 @@ final class BatchChannel<Element: Sendable>: Sendable {
     }
 
     /// Appends `batch` and drops the oldest elements beyond `capacity`, counting them.
-    private static func keepNewest<C: Collection<Element>>(_ s: inout State, appending batch: C, capacity: Int) {
+    private func keepNewest<C: Collection<Element>>(_ s: inout State, appending batch: C) {
         let overflow = s.buffer.count + batch.count - capacity
         guard overflow > 0 else {
             s.buffer.append(contentsOf: batch)
             return
         }
-        s.dropped += UInt64(overflow)
         if overflow >= s.buffer.count {
+            s.dropped += lost(s.buffer) + lost(batch.prefix(overflow - s.buffer.count))
             s.buffer = Array(batch.suffix(capacity))
         } else {
+            s.dropped += lost(s.buffer.prefix(overflow))
             s.buffer.removeFirst(overflow)
             s.buffer.append(contentsOf: batch)
         }
+    }
+
+    private func lost<S: Sequence<Element>>(_ dropped: S) -> UInt64 {
+        dropped.reduce(0) { $0 + loss($1) }
     }
 
     /// Elements that fit before the next push drops some (`Int.max` once finished).
@@ -100,9 +114,9 @@ final class BatchChannel<Element: Sendable>: Sendable {
             if s.buffer.count < capacity {
                 s.buffer.append(element)
             } else if holdsProducer {
-                s.dropped += 1
+                s.dropped += loss(element)
             } else {
-                Self.keepNewest(&s, appending: CollectionOfOne(element), capacity: capacity)
+                keepNewest(&s, appending: CollectionOfOne(element))
             }
             defer { s.waiter = nil }
             return s.waiter

@@ -219,7 +219,7 @@ public final class BusClient: Sendable {
         let unsubscribe: @Sendable () -> Void = {
             io.submit { loop in (try? loop.subscriberHandler())?.remove(id: id) }
         }
-        let channel = EventChannel(capacity: bufferSize, holdsProducer: holdsIntake, onCancel: unsubscribe)
+        let channel = EventChannel(capacity: bufferSize, holdsProducer: holdsIntake, onCancel: unsubscribe, loss: { 1 + $0.missed })
         let accepted = io.submit { loop in
             do throws(ZMQError) {
                 let existing = try loop.subscriberHandler().add(id: id, patterns: patterns, channel: channel)
