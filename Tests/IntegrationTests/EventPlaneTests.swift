@@ -392,19 +392,13 @@ struct EventPlaneTests {
     /// everything once the kernel reads again. An XPUB reports itself writable whether or not
     /// its pipe has room, so waiting by polling for writability was a busy loop: a full core
     /// for as long as the kernel was slower than the publisher.
-    @Test func publisherBlockedByAStoppedKernel_waitsWithoutSpinning_andDeliversEverythingAfter() async throws {
+    @Test func publisherBlockedByAStoppedKernel_waitsWithoutSpinning_andSendsEverythingAfter() async throws {
         try await Harness.with { h in
-            let sub = try h.client(name: "sub").subscribe("block.>")
-            let received = Locked(0)
-            let reader = Task {
-                for await event in sub where event.topic == "block.t" { received.withLock { $0 += 1 } }
-            }
-            defer { reader.cancel() }
-            try await sub.confirm()
             let publisher = h.client(name: "blocked")
+            let observer = h.client(name: "stats")
             let payload = [UInt8](repeating: UInt8(ascii: "a"), count: 1024)
             try await publisher.publish("block.t", payload: payload)
-            #expect(await eventually { received.withLock { $0 } == 1 })
+            #expect(await eventually { await kernelCount(observer, topic: "block.t") == 1 })
 
             h.kernel.signal(SIGSTOP)
             var stopped = true
@@ -435,8 +429,20 @@ struct EventPlaneTests {
             h.kernel.signal(SIGCONT)
             stopped = false
             try await publishing.value
-            #expect(await eventually(timeout: .seconds(30)) { received.withLock { $0 } == total })
+            // Every event reached the kernel (its count of the topic): the publisher resumed
+            // and sent what it held. (A subscriber is not the judge: one that falls behind the
+            // burst past the grace is dropped for, and sees it as gaps.)
+            #expect(await eventually(timeout: .seconds(30), every: .milliseconds(100)) { await kernelCount(observer, topic: "block.t") == total })
         }
+    }
+
+    /// How many events on `topic` the kernel has received (`bus.stats`).
+    private func kernelCount(_ bus: BusClient, topic: String) async -> Int? {
+        guard let reply = try? await bus.call("bus", "stats"),
+            let stats = try? JSONSerialization.jsonObject(with: Data(reply.payload)) as? [String: Any],
+            let topics = stats["topics"] as? [[String: Any]]
+        else { return nil }
+        return topics.first { $0["topic"] as? String == topic }?["messages"] as? Int
     }
 
     private func processCPUSeconds() -> Double {
