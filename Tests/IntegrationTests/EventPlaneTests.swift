@@ -401,8 +401,9 @@ struct EventPlaneTests {
             #expect(await eventually { await kernelCount(observer, topic: "block.t") == 1 })
 
             h.kernel.signal(SIGSTOP)
-            var stopped = true
-            defer { if stopped { h.kernel.signal(SIGCONT) } }
+            let stoppedAt = ContinuousClock.now
+            // Also when the test fails midway (a running kernel ignores a second SIGCONT).
+            defer { h.kernel.signal(SIGCONT) }
             // More than the kernel's socket buffers, the publisher's pipe and its backlog bound
             // hold: publishing stops in flow control, the publisher's socket full.
             let total = 40_000
@@ -414,25 +415,31 @@ struct EventPlaneTests {
                 }
             }
             var last = -1
-            let stalled = await eventually(timeout: .seconds(20), every: .milliseconds(300)) {
+            let stalled = await eventually(timeout: .seconds(20), every: .milliseconds(100)) {
                 let now = published.withLock { $0 }
                 defer { last = now }
                 return now == last && now < total
             }
             #expect(stalled)
             let before = processCPUSeconds()
-            try await Task.sleep(for: .seconds(1))
+            try await Task.sleep(for: .milliseconds(500))
             let busy = processCPUSeconds() - before
-            // Spinning took about a second of CPU here; waiting, a few milliseconds.
-            #expect(busy < 0.3, "the test process used \(busy) s of CPU in 1 s while its publisher waited for room")
+            // Spinning took all of the half second here; waiting, a few milliseconds.
+            #expect(busy < 0.15, "the test process used \(busy) s of CPU in 0.5 s while its publisher waited for room")
 
             h.kernel.signal(SIGCONT)
-            stopped = false
+            let stoppedFor = ContinuousClock.now - stoppedAt
             try await publishing.value
-            // Every event reached the kernel (its count of the topic): the publisher resumed
-            // and sent what it held. (A subscriber is not the judge: one that falls behind the
-            // burst past the grace is dropped for, and sees it as gaps.)
-            #expect(await eventually(timeout: .seconds(30), every: .milliseconds(100)) { await kernelCount(observer, topic: "block.t") == total })
+            // Every event reached the kernel (its count of the topic): the publisher resumed and
+            // sent what it held. Judged only when the kernel was stopped for less than the ZMTP
+            // heartbeat timeout (3 s): past it the publisher's libzmq declares the connection
+            // dead and drops what was queued on it, by design (subscribers see a gap). A
+            // subscriber is not the judge either: one that falls behind the burst for longer
+            // than the grace is dropped for (and sees gaps).
+            let delivered = await eventually(timeout: .seconds(30), every: .milliseconds(100)) {
+                await kernelCount(observer, topic: "block.t") == total
+            }
+            #expect(delivered || stoppedFor >= .milliseconds(2500), "the kernel counted fewer than \(total) events on block.t")
         }
     }
 
