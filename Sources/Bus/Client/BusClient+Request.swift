@@ -17,14 +17,14 @@ extension BusClient {
     ) async throws(BusError) -> ReplyBody {
         try checkSize(payload, what: "request to \(service).\(method)")
         let timeout = timeout ?? options.requestTimeout
-        let timeoutNanos = timeout.nanosecondsClamped
+        let timeoutMs = timeout.wholeMilliseconds
         var meta = meta
         let id = meta.id ?? requestID()
         meta.id = id
-        meta.timeoutMs = meta.timeoutMs ?? Int(timeoutNanos / 1_000_000)
+        meta.timeoutMs = meta.timeoutMs ?? Int(timeoutMs)
         meta.caller = meta.caller ?? options.name
         let body = RequestBody(method: method, meta: meta, payload: payload).encode(oneFrame: true)
-        let deadline = MonotonicTime.now.advanced(by: timeoutNanos)
+        let deadline = MonotonicTime.now + timeout
         let io = self.io
         let outcome: RequestOutcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<RequestOutcome, Never>) in
@@ -42,7 +42,7 @@ extension BusClient {
         } onCancel: {
             io.submit { loop in (try? loop.requesterHandler())?.cancel(id: id) }
         }
-        let seconds = Double(timeoutNanos / 1_000_000) / 1000
+        let seconds = Double(timeoutMs) / 1000
         switch outcome {
         case .reply(let reply): return reply
         case .timeout: throw .timeout(service: service, method: method, seconds: seconds)

@@ -303,8 +303,7 @@ public struct Broker {
             // silence), or the grace period when it gave none.
             var wait = intervals.defaultGrace
             if let ms = readMeta()?.timeoutMs, ms > 0 {
-                let asked = Int64(clamping: ms).multipliedReportingOverflow(by: 1_000_000)
-                let timeout = asked.overflow ? Int64.max : asked.partialValue
+                let timeout = Duration.milliseconds(ms).nanosecondsClamped
                 wait = timeout - min(250_000_000, timeout / 5)
             }
             record.queue[last].deadline = now.advanced(by: min(wait, intervals.maxWait))
