@@ -154,6 +154,43 @@ struct InteropTests {
         }
     }
 
+    /// The one-frame form and binary meta, as written from docs/PROTOCOL.md in Python, reach a
+    /// Swift service, which answers in the form of each request; the kernel answers one for a
+    /// service with no worker in kind.
+    @Test func pythonClient_oneFrameAndBinaryMeta_swiftWorkerAndKernelAnswerInKind() async throws {
+        try await Harness.with { h in
+            try await h.startTestService()
+            let payload = #"{"a":[1,2],"s":"ü"}"#
+            for form in ["one-frame", "binary-meta"] {
+                let replies = try await mdp(
+                    h, ["--service", "testsvc", "--method", "echo", "--payload", payload, "--form", form, "--count", "2"], socket: "dealer")
+                #expect(replies.count == 2)
+                for (index, reply) in replies.enumerated() {
+                    #expect(reply["status"] as? Int == 200, "\(form)")
+                    #expect(reply["form"] as? String == form)
+                    #expect((reply["frames"] as? [String])?.count == 1)
+                    #expect(string(reply["payload"], "s") == "ü")
+                    #expect(string(reply["meta"], "from")?.hasPrefix("testsvc") == true)
+                    #expect((reply["meta"] as? [String: Any])?["elapsed_us"] is Int)
+                    let id = string(reply["meta"], "id")
+                    #expect(form == "binary-meta" ? id == String(index + 1) : id?.hasPrefix("py-") == true, "\(form): \(id ?? "no id")")
+                }
+            }
+            // The kernel answers for a service without a worker (after the 2 s the request gave
+            // it, less 250 ms, read from the binary meta) with binary meta and the request's number.
+            let ghost = try #require(
+                try await run(
+                    h, "mdp_client.py",
+                    ["--service", "ghost", "--method", "m", "--form", "binary-meta", "--socket", "dealer", "--timeout", "2"],
+                    identity: Self.clientIdentity
+                ).lines.first)
+            #expect(ghost["status"] as? Int == 503)
+            #expect(ghost["form"] as? String == "binary-meta")
+            #expect(string(ghost["meta"], "id") == "1")
+            #expect(string(ghost["meta"], "from") == "kernel")
+        }
+    }
+
     @Test func swiftClient_pythonWorkers_requestCallAndRawRequest() async throws {
         try await Harness.with { h in
             try await startWorker(h, "pybus", mode: "bus", instance: "pyupper-1")
@@ -187,9 +224,14 @@ struct InteropTests {
             // The Swift client sends one-frame bodies: the kernel gave this worker, which did not
             // ask for them, three frames (it answers 400 malformed to anything else), while a
             // Swift service says it reads them.
+            // Its meta was binary too, and the worker got it as JSON, with the id as a decimal
+            // string (it echoed the id, which the client matched).
             _ = try await h.startTestService(name: "swiftsvc")
             #expect(try await h.instances(of: "pybus").map(\.oneFrame) == [nil])
+            #expect(try await h.instances(of: "pybus").map(\.binaryMeta) == [nil])
             #expect(try await h.instances(of: "swiftsvc").map(\.oneFrame) == [true])
+            #expect(try await h.instances(of: "swiftsvc").map(\.binaryMeta) == [true])
+            #expect(reply.meta.id.map { !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) } == true)
         }
     }
 

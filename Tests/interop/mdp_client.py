@@ -4,6 +4,7 @@
     mdp_client.py --kernel tcp://127.0.0.1:PORT --service S
                   (--frames F1 [F2 ...] | --method M [--payload JSON] [--meta JSON] | --mmi NAME)
                   [--socket req|dealer] [--timeout SECONDS] [--count N]
+                  [--form three|one-frame|binary-meta]
                   [--keys DIR --identity NAME]
 
 7/MDP client frames:
@@ -14,12 +15,18 @@
 The body is --frames verbatim, or the bus body of docs/PROTOCOL.md built from --method:
 [method][meta JSON {"id", "timeout_ms", ...--meta}][payload]. --mmi NAME asks the 8/MMI
 service `mmi.service` whether NAME has a worker (body [NAME], reply ["200"|"404"|"501"]).
+With --method, --form one-frame packs that body into one frame (docs/PROTOCOL.md, "One-frame
+bodies": 0xB5, u8 method length, method, u16 meta length, meta, payload) and --form
+binary-meta also writes its meta as binary meta ("Binary meta": 0x01, u64 id, u32 timeout_ms,
+u8 caller length, caller; the id is the request's number, the caller "py-mdp-client").
 
 stdout, one JSON line per reply (flushed):
     {"service": S, "frames": [body frames as UTF-8], "status": int|null, "meta": obj|null,
      "payload": obj|null, "elapsed_ms": float}
 status is the first body frame when it is 3 ASCII digits; meta and payload are the 2nd and
-3rd body frames parsed as JSON when status is set (null otherwise or when not JSON).
+3rd body frames parsed as JSON when status is set (null otherwise or when not JSON). A one-frame
+reply is unpacked the same way, binary meta read into {"id", "from", "elapsed_us"}, and the line
+also has "form": "one-frame" or "binary-meta" ("three" otherwise).
 Requests are sent one after another (--count N), each waiting for its reply.
 
 Security (a kernel started with --keys, docs/PROTOCOL.md "Security"): --keys DIR (default
@@ -36,6 +43,7 @@ import json
 import os
 import random
 import signal
+import struct
 import sys
 import time
 
@@ -87,13 +95,51 @@ def curve_credentials(keys, identity):
     return public, secret, kernel
 
 
+def one_frame_request(method, meta, payload):
+    return b"\xb5" + bytes([len(method)]) + method + struct.pack(">H", len(meta)) + meta + payload
+
+
+def binary_request_meta(number, timeout_ms, caller):
+    return b"\x01" + struct.pack(">QIB", number, timeout_ms, len(caller)) + caller
+
+
+def binary_reply_meta(meta):
+    """{"id", "from", "elapsed_us"} of binary reply meta; None when its length is wrong."""
+    if len(meta) < 14 or len(meta) != 14 + meta[13]:
+        return None
+    number, elapsed, _ = struct.unpack(">QIB", meta[1:14])
+    out = {"id": str(number)}
+    if meta[14:]:
+        out["from"] = meta[14:].decode("utf-8", "backslashreplace")
+    if elapsed != 0xFFFFFFFF:
+        out["elapsed_us"] = elapsed
+    return out
+
+
+def unpack_one_frame_reply(frame):
+    """(status, meta, payload, form) of a one-frame reply body; None when it is not one."""
+    if len(frame) < 5 or frame[0] != 0xB5:
+        return None
+    status, meta_length = struct.unpack(">HH", frame[1:5])
+    if len(frame) < 5 + meta_length:
+        return None
+    meta, payload = frame[5:5 + meta_length], frame[5 + meta_length:]
+    if meta[:1] == b"\x01":
+        return status, binary_reply_meta(meta), parse_json(payload), "binary-meta"
+    return status, parse_json(meta), parse_json(payload), "one-frame"
+
+
 def describe(body):
+    if len(body) == 1:
+        unpacked = unpack_one_frame_reply(body[0])
+        if unpacked is not None:
+            return unpacked
     status = None
     if body and len(body[0]) == 3 and body[0].isdigit():
         status = int(body[0])
     meta = parse_json(body[1]) if status is not None and len(body) > 1 else None
     payload = parse_json(body[2]) if status is not None and len(body) > 2 else None
-    return status, meta, payload
+    return status, meta, payload, "three"
 
 
 def main():
@@ -107,6 +153,8 @@ def main():
     body.add_argument("--mmi", metavar="NAME", help="ask mmi.service whether NAME has a worker")
     parser.add_argument("--payload", default="{}", help="JSON payload for --method (default {}; '' for empty)")
     parser.add_argument("--meta", default=None, help="JSON object merged into the request meta")
+    parser.add_argument("--form", choices=["three", "one-frame", "binary-meta"], default="three",
+                        help="body form for --method (default three frames)")
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for each reply (default 5)")
     parser.add_argument("--count", type=int, default=1, help="requests to send, one after another")
     parser.add_argument("--keys", default=os.environ.get("BUS_KEYS") or None,
@@ -142,10 +190,22 @@ def main():
                     parser.error("--meta must be a JSON object")
             run_id = "%d-%06x" % (os.getpid(), random.getrandbits(24))
 
+            if args.form == "binary-meta" and extra:
+                parser.error("--meta cannot be sent as binary meta (it holds only id, timeout and caller)")
+            if args.form != "three" and len(args.method.encode()) > 255:
+                parser.error("--method is over 255 bytes: it has no one-frame form")
+
             def frames_of(i):
+                method, payload = args.method.encode(), args.payload.encode()
+                if args.form == "binary-meta":
+                    meta = binary_request_meta(i + 1, int(args.timeout * 1000), b"py-mdp-client")
+                    return [one_frame_request(method, meta, payload)]
                 meta = {"id": "py-%s-%d" % (run_id, i + 1), "timeout_ms": int(args.timeout * 1000)}
                 meta.update(extra)
-                return [args.method.encode(), json.dumps(meta, sort_keys=True, separators=(",", ":")).encode(), args.payload.encode()]
+                meta = json.dumps(meta, sort_keys=True, separators=(",", ":")).encode()
+                if args.form == "one-frame":
+                    return [one_frame_request(method, meta, payload)]
+                return [method, meta, payload]
     if args.count < 1:
         parser.error("--count must be >= 1")
     if args.timeout <= 0:
@@ -183,9 +243,9 @@ def main():
             if reply[1] != service.encode():
                 raise Failure("reply names service %r, asked %r" % (text(reply[1]), service))
             body = reply[2:]
-            status, meta, payload = describe(body)
+            status, meta, payload, form = describe(body)
             emit({"service": text(reply[1]), "frames": [text(f) for f in body], "status": status,
-                  "meta": meta, "payload": payload, "elapsed_ms": elapsed})
+                  "meta": meta, "payload": payload, "form": form, "elapsed_ms": elapsed})
         return 0
     finally:
         sock.close(0)

@@ -19,18 +19,21 @@ extension BusClient {
         let timeout = timeout ?? options.requestTimeout
         let timeoutMs = timeout.wholeMilliseconds
         var meta = meta
-        let id = meta.id ?? requestID()
-        meta.id = id
+        // Replies are matched by a number per request; the caller's own id, if it gave one, goes
+        // on the wire instead (and the meta as JSON).
+        let id = UInt64(nextID())
+        let customID = meta.id
+        meta.id = customID ?? String(id)
         meta.timeoutMs = meta.timeoutMs ?? Int(timeoutMs)
         meta.caller = meta.caller ?? options.name
-        let body = RequestBody(method: method, meta: meta, payload: payload).encode(oneFrame: true)
+        let body = RequestBody(method: method, meta: meta, payload: payload).encode(oneFrame: true, binaryMeta: customID == nil)
         let deadline = MonotonicTime.now + timeout
         let io = self.io
         let outcome: RequestOutcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<RequestOutcome, Never>) in
                 let accepted = io.submit { loop in
                     do throws(ZMQError) {
-                        try loop.requesterHandler().send(id: id, service: service, body: body, deadline: deadline) {
+                        try loop.requesterHandler().send(id: id, customID: customID, service: service, body: body, deadline: deadline) {
                             continuation.resume(returning: $0)
                         }
                     } catch {

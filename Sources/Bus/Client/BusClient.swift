@@ -62,10 +62,6 @@ public final class BusClient: Sendable {
         }
     }
 
-    func requestID() -> String {
-        "\(options.instance)-\(nextID())"
-    }
-
     // MARK: publish
 
     /// Publishes `value` as JSON on `topic`.

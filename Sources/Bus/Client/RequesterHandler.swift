@@ -12,12 +12,16 @@ enum RequestOutcome: Sendable {
 }
 
 /// The process's request DEALER towards the kernel's ROUTER (MDP client, `MDPC01`). Many
-/// requests can be in flight on it; replies are matched by the `id` in the reply meta.
+/// requests can be in flight on it; replies are matched by the `id` in the reply meta: a
+/// number per request (the client's own, in binary meta or as a decimal string in JSON), or
+/// the id the caller gave.
 final class RequesterHandler: IOHandler {
     typealias Completion = @Sendable (RequestOutcome) -> Void
 
     struct Pending {
         var service: String
+        /// The id the caller gave (sent instead of the number).
+        var customID: String?
         var frames: Frames
         var deadline: MonotonicTime
         var sent: Bool
@@ -25,9 +29,11 @@ final class RequesterHandler: IOHandler {
     }
 
     let socket: ZMQSocket
-    private var pending: [String: Pending] = [:]
+    private var pending: [UInt64: Pending] = [:]
+    /// The number of each pending request sent with the caller's own id.
+    private var customIDs: [String: UInt64] = [:]
     /// Ids not yet handed to libzmq (no connection yet: `ZMQ_IMMEDIATE`), oldest first.
-    private var unsent: [String] = []
+    private var unsent: [UInt64] = []
     /// No pending request's deadline is earlier: a lower bound (answered requests leave it
     /// early), made exact when it is reached. The loop asks ``tick(_:now:)`` every turn, and
     /// scanning every pending request each time copied each of them (64 per turn at 64 in flight).
@@ -37,17 +43,37 @@ final class RequesterHandler: IOHandler {
         socket = try loop.connect(.dealer, to: loop.endpoints.requests, tuning: .client)
     }
 
-    func send(id: String, service: String, body: Frames, deadline: MonotonicTime, completion: @escaping Completion) {
+    func send(id: UInt64, customID: String?, service: String, body: Frames, deadline: MonotonicTime, completion: @escaping Completion) {
         let frames = MDP.clientRequest(service: service, body: body)
-        pending[id] = Pending(service: service, frames: frames, deadline: deadline, sent: false, completion: completion)
+        pending[id] = Pending(service: service, customID: customID, frames: frames, deadline: deadline, sent: false, completion: completion)
+        if let customID { customIDs[customID] = id }
         if earliest == nil || deadline < earliest! { earliest = deadline }
         unsent.append(id)
         flush()
     }
 
-    func cancel(id: String) {
+    func cancel(id: UInt64) {
         unsent.removeAll { $0 == id }
-        pending.removeValue(forKey: id)?.completion(.failed(.cancelled))
+        remove(at: pending.index(forKey: id))?.completion(.failed(.cancelled))
+    }
+
+    /// Takes a pending request out (nil index: none).
+    private func remove(at index: Dictionary<UInt64, Pending>.Index?) -> Pending? {
+        guard let index else { return nil }
+        let request = pending.remove(at: index).value
+        if let customID = request.customID { customIDs[customID] = nil }
+        return request
+    }
+
+    /// The pending request a reply's id names: the caller's own id, else the number.
+    private func pendingIndex(of id: String, service: ArraySlice<UInt8>) -> Dictionary<UInt64, Pending>.Index? {
+        if !customIDs.isEmpty, let number = customIDs[id], let index = pending.index(forKey: number),
+            pending.values[index].service.utf8.elementsEqual(service)
+        {
+            return index
+        }
+        guard let number = BinaryMeta.number(id), let index = pending.index(forKey: number), pending.values[index].customID == nil else { return nil }
+        return index
     }
 
     private func flush() {
@@ -61,9 +87,9 @@ final class RequesterHandler: IOHandler {
             do {
                 guard try socket.send(pending.values[index].frames) else { return }
             } catch {
-                let request = pending.remove(at: index).value
+                let request = remove(at: index)
                 done += 1
-                request.completion(.failed(.zmq(error)))
+                request?.completion(.failed(.zmq(error)))
                 continue
             }
             pending.values[index].sent = true
@@ -87,7 +113,7 @@ final class RequesterHandler: IOHandler {
                 loop.logger.warning("dropped a reply from \(String(decoding: frames[2], as: UTF8.self)): \(error)")
                 continue
             }
-            var index = reply.meta.id.flatMap { pending.index(forKey: $0) }
+            var index = reply.meta.id.flatMap { pendingIndex(of: $0, service: frames[2][...]) }
             if index == nil {
                 // A reply without our id (an unmodified worker): match it when only one
                 // request to that service is waiting.
@@ -96,7 +122,7 @@ final class RequesterHandler: IOHandler {
                 index = candidates.count == 1 ? candidates[0] : nil
             }
             guard let index else { continue }
-            pending.remove(at: index).value.completion(.reply(reply))
+            remove(at: index)?.completion(.reply(reply))
         }
     }
 
@@ -108,6 +134,7 @@ final class RequesterHandler: IOHandler {
             for (id, request) in pending {
                 if request.deadline <= now {
                     pending[id] = nil
+                    if let customID = request.customID { customIDs[customID] = nil }
                     unsent.removeAll { $0 == id }
                     request.completion(request.sent ? .timeout : .unreachable(loop.handshakeProblem))
                 } else if next == nil || request.deadline < next! {
@@ -126,6 +153,7 @@ final class RequesterHandler: IOHandler {
     func close(_ loop: IOLoop) {
         for (_, request) in pending { request.completion(.failed(.closed)) }
         pending.removeAll()
+        customIDs.removeAll()
         loop.release(socket)
         socket.close()
     }

@@ -16,10 +16,13 @@ public struct ServiceSnapshot: Codable, Equatable, Sendable {
         public var draining: Bool
         /// True when its workers read one-frame request bodies (READY `"one_frame": true`).
         public var oneFrame: Bool?
+        /// True when its workers read binary request meta (READY `"binary_meta": true`).
+        public var binaryMeta: Bool?
 
         enum CodingKeys: String, CodingKey {
             case instance, version, host, pid, workers, handled, failed, draining
             case oneFrame = "one_frame"
+            case binaryMeta = "binary_meta"
             case uptimeMs = "uptime_ms"
             case heartbeatAgeMs = "heartbeat_age_ms"
             case inFlight = "in_flight"
@@ -61,7 +64,8 @@ extension Broker {
                     uptimeMs: now.milliseconds(since: registered), heartbeatAgeMs: now.milliseconds(since: lastSeen),
                     handled: group.reduce(0) { $0 + $1.handled }, inFlight: group.reduce(0) { $0 + $1.inFlight.count },
                     failed: group.reduce(0) { $0 + $1.failed }, draining: group.allSatisfy(\.draining),
-                    oneFrame: group.allSatisfy(\.readsOneFrame) ? true : nil)
+                    oneFrame: group.allSatisfy(\.readsOneFrame) ? true : nil,
+                    binaryMeta: group.allSatisfy(\.readsBinaryMeta) ? true : nil)
             }
             return ServiceSnapshot(
                 service: name, instances: instances, queued: service?.queue.count ?? 0,

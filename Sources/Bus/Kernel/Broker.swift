@@ -73,6 +73,8 @@ public struct Broker {
         let credit: Int
         /// `info.oneFrame`: requests in the one-frame form reach it as they are.
         let readsOneFrame: Bool
+        /// `info.binaryMeta` (with `readsOneFrame`): binary request meta reaches it as it is.
+        let readsBinaryMeta: Bool
         var expiry: MonotonicTime
         /// Requests sent to the worker and not answered yet, oldest first. At most `credit`.
         var inFlight: [InFlight] = []
@@ -89,6 +91,7 @@ public struct Broker {
             self.info = info
             self.credit = info.effectiveCredit
             self.readsOneFrame = info.oneFrame == true
+            self.readsBinaryMeta = readsOneFrame && info.binaryMeta == true
             self.expiry = expiry
             self.registered = now
             self.lastSeen = now
@@ -285,6 +288,10 @@ public struct Broker {
             if meta == nil { meta = .some(RequestBody.peekMeta(body)) }
             return meta!
         }
+        if let problem = RequestBody.binaryMetaProblem(body) {
+            let reply = ReplyBody.error(400, code: "malformed", message: problem, id: nil, from: "kernel")
+            return [.send(MDP.clientReply(to: client, service: service, body: reply.encode(answering: body)))]
+        }
         noteCall(client: client, caller: { readMeta()?.caller }, service: service)
         let record = self.service(named: service)
         let queued = record.queue.count
@@ -451,8 +458,10 @@ public struct Broker {
             let identity = worker.identity
             let pending = service.queue.removeFirst()
             worker.inFlight.append(InFlight(client: pending.client, body: pending.body, dispatched: now))
-            // A worker that did not say it reads one-frame bodies gets the three frames.
+            // A worker that did not say it reads binary meta gets JSON meta; one that did not say
+            // it reads one-frame bodies gets the three frames.
             var body = pending.body
+            if !worker.readsBinaryMeta, let converted = RequestBody.withJSONMeta(body) { body = converted }
             if !worker.readsOneFrame, let frames = RequestBody.threeFrames(body) { body = frames }
             actions.append(.send(MDP.request(to: identity, client: pending.client, body: body)))
             // Still room: back to the end of the line (round robin across workers).

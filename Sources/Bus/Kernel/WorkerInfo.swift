@@ -13,9 +13,13 @@ public struct WorkerInfo: Codable, Equatable, Sendable {
     /// The worker reads request bodies in the one-frame form and answers each request in its
     /// form (docs/PROTOCOL.md, "One-frame bodies"). Absent: it gets the three frames.
     public var oneFrame: Bool?
+    /// The worker reads binary meta in one-frame request bodies and answers such a request with
+    /// binary meta (docs/PROTOCOL.md, "Binary meta"). Absent: it gets the meta as JSON.
+    public var binaryMeta: Bool?
 
     public init(
-        instance: String, version: String? = nil, host: String? = nil, pid: Int? = nil, credit: Int? = nil, oneFrame: Bool? = nil
+        instance: String, version: String? = nil, host: String? = nil, pid: Int? = nil, credit: Int? = nil, oneFrame: Bool? = nil,
+        binaryMeta: Bool? = nil
     ) {
         self.instance = instance
         self.version = version
@@ -23,11 +27,13 @@ public struct WorkerInfo: Codable, Equatable, Sendable {
         self.pid = pid
         self.credit = credit
         self.oneFrame = oneFrame
+        self.binaryMeta = binaryMeta
     }
 
     enum CodingKeys: String, CodingKey {
         case instance, version, host, pid, credit
         case oneFrame = "one_frame"
+        case binaryMeta = "binary_meta"
     }
 
     /// The credit, within 1...1000.

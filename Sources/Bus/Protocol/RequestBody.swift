@@ -54,10 +54,13 @@ public struct RequestBody: Equatable, Sendable {
     }
 
     /// The body's frames: `[method][meta][payload]`, or with `oneFrame` the one-frame form
-    /// (``OneFrameBody``) when the method fits in 255 bytes and the meta in 65 535.
-    public func encode(oneFrame: Bool = false) -> Frames {
-        let metaBytes = meta.json()
+    /// (``OneFrameBody``) when the method fits in 255 bytes and the meta in 65 535. With
+    /// `binaryMeta` too, a one-frame body carries its meta as ``BinaryMeta`` when the meta has
+    /// only what that holds (a decimal id, a timeout, a caller).
+    public func encode(oneFrame: Bool = false, binaryMeta: Bool = false) -> Frames {
         let methodCount = method.utf8.count
+        let binary = oneFrame && binaryMeta && methodCount <= 255 ? meta.binary() : nil
+        let metaBytes = binary ?? meta.json()
         guard oneFrame, methodCount <= 255, metaBytes.count <= 0xFFFF else { return [Array(method.utf8), metaBytes, payload] }
         let frame = OneFrameBody.pack(headCount: 1 + methodCount, meta: metaBytes, payload: payload) { head in
             head.append(UInt8(methodCount))
@@ -72,6 +75,44 @@ public struct RequestBody: Equatable, Sendable {
         let methodEnd = 2 + Int(frame[1])
         guard let rest = OneFrameBody.split(frame, headEnd: methodEnd) else { return nil }
         return (2..<methodEnd, rest.meta, rest.payload)
+    }
+
+    /// A request body whose meta is ``BinaryMeta``, with that meta as JSON instead (for a
+    /// worker that did not say it reads binary meta), in the same form; nil when its meta is
+    /// not binary (or cannot be read: the kernel refuses such a request before it gets here).
+    static func withJSONMeta(_ body: Frames) -> Frames? {
+        if OneFrameBody.isOneFrame(body) {
+            let frame = body[0]
+            guard let parts = oneFrameParts(frame), BinaryMeta.isBinary(frame, at: parts.meta),
+                let meta = RequestMeta.parse(Array(frame[parts.meta]))
+            else { return nil }
+            let json = meta.json()
+            return [
+                OneFrameBody.pack(headCount: parts.method.count + 1, meta: json, payload: Array(frame[parts.payload])) { head in
+                    head.append(contentsOf: frame[1..<parts.method.upperBound])
+                }
+            ]
+        }
+        guard body.count > 1, BinaryMeta.isBinary(body[1], at: body[1].indices), let meta = RequestMeta.parse(body[1]) else { return nil }
+        var frames = body
+        frames[1] = meta.json()
+        return frames
+    }
+
+    /// What is wrong with a request body's binary meta; nil when its meta is JSON, missing, or
+    /// good binary meta. The kernel checks this before it queues a request, so a worker never
+    /// gets binary meta it cannot read, nor a conversion that lost the caller's fields.
+    static func binaryMetaProblem(_ body: Frames) -> String? {
+        let meta: ArraySlice<UInt8>
+        if OneFrameBody.isOneFrame(body) {
+            guard let parts = oneFrameParts(body[0]) else { return nil }
+            meta = body[0][parts.meta]
+        } else {
+            guard body.count > 1 else { return nil }
+            meta = body[1][...]
+        }
+        guard meta.first == BinaryMeta.tag else { return nil }
+        return BinaryMeta.problem(meta, of: "request", text: "caller")
     }
 
     /// A one-frame request body as the three frames `[method][meta][payload]` (for a worker
@@ -125,7 +166,7 @@ public struct RequestBody: Equatable, Sendable {
         var meta = RequestMeta()
         if !metaBytes.isEmpty {
             guard let parsed = RequestMeta.parse(metaBytes) else {
-                throw .malformed("request meta is not a JSON object")
+                throw .malformed(BinaryMeta.problem(metaBytes[...], of: "request", text: "caller") ?? "request meta is not a JSON object")
             }
             meta = parsed
         }
@@ -136,12 +177,12 @@ public struct RequestBody: Equatable, Sendable {
     /// (deadline, id).
     static func peekMeta(_ body: Frames) -> RequestMeta? {
         if OneFrameBody.isOneFrame(body) {
-            guard let parts = oneFrameParts(body[0]), !parts.meta.isEmpty, body[0][parts.meta.lowerBound] == UInt8(ascii: "{") else {
-                return nil
-            }
+            guard let parts = oneFrameParts(body[0]), !parts.meta.isEmpty else { return nil }
+            let first = body[0][parts.meta.lowerBound]
+            guard first == UInt8(ascii: "{") || first == BinaryMeta.tag else { return nil }
             return RequestMeta.parse(Array(body[0][parts.meta]))
         }
-        guard body.count > 1, !body[1].isEmpty, body[1].first == UInt8(ascii: "{") else { return nil }
+        guard body.count > 1, let first = body[1].first, first == UInt8(ascii: "{") || first == BinaryMeta.tag else { return nil }
         return RequestMeta.parse(body[1])
     }
 }
@@ -200,9 +241,10 @@ public struct ReplyBody: Equatable, Sendable {
     }
 
     /// The body's frames: `[status][meta][payload]`, or with `oneFrame` the one-frame form
-    /// (``OneFrameBody``) when the meta fits in 65 535 bytes.
-    public func encode(oneFrame: Bool = false) -> Frames {
-        let metaBytes = meta.json()
+    /// (``OneFrameBody``) when the meta fits in 65 535 bytes. With `binaryMeta` too, a
+    /// one-frame body carries its meta as ``BinaryMeta`` when the meta has a decimal id.
+    public func encode(oneFrame: Bool = false, binaryMeta: Bool = false) -> Frames {
+        let metaBytes = (oneFrame && binaryMeta ? meta.binary() : nil) ?? meta.json()
         guard oneFrame, metaBytes.count <= 0xFFFF, (100...999).contains(status) else {
             return [status == 200 ? Self.okFrame : Array(String(status).utf8), metaBytes, payload]
         }
@@ -213,9 +255,18 @@ public struct ReplyBody: Equatable, Sendable {
         return [frame]
     }
 
-    /// The body's frames in the form of `request`, the request body it answers.
+    /// The body's frames in the form of `request`, the request body it answers (one frame or
+    /// three, binary meta or JSON).
     func encode(answering request: Frames) -> Frames {
-        encode(oneFrame: OneFrameBody.isOneFrame(request))
+        encode(answering: request, from: 0)
+    }
+
+    /// The body's frames in the form of the request body that starts at frame `start` of a
+    /// whole message.
+    func encode(answering request: Frames, from start: Int) -> Frames {
+        guard OneFrameBody.isOneFrame(request, from: start) else { return encode() }
+        let parts = RequestBody.oneFrameParts(request[start])
+        return encode(oneFrame: true, binaryMeta: parts.map { BinaryMeta.isBinary(request[start], at: $0.meta) } ?? false)
     }
 
     private static let okFrame: [UInt8] = Array("200".utf8)
@@ -245,7 +296,7 @@ public struct ReplyBody: Equatable, Sendable {
         var meta = ReplyMeta()
         if !metaBytes.isEmpty {
             guard let parsed = ReplyMeta.parse(metaBytes) else {
-                throw .malformed("reply meta is not a JSON object")
+                throw .malformed(BinaryMeta.problem(metaBytes[...], of: "reply", text: "from") ?? "reply meta is not a JSON object")
             }
             meta = parsed
         }
@@ -299,6 +350,92 @@ enum OneFrameBody {
         let metaEnd = headEnd + 2 + (Int(frame[headEnd]) << 8 | Int(frame[headEnd + 1]))
         guard frame.count >= metaEnd else { return nil }
         return ((headEnd + 2)..<metaEnd, metaEnd..<frame.count)
+    }
+}
+
+/// Binary meta (docs/PROTOCOL.md, "Binary meta"): the fields every request and reply carries,
+/// at fixed offsets, so that no process writes or parses JSON per request. It is the meta part
+/// of a one-frame body, told from JSON by its first byte (`0x01`; JSON meta starts with `{`):
+///
+///     request: 0x01, u64 id, u32 timeout_ms (0: none),          u8 n, n bytes caller (0: none)
+///     reply:   0x01, u64 id, u32 elapsed_us (0xFFFFFFFF: none), u8 n, n bytes from (0: none)
+///
+/// Big-endian. The id is the JSON meta's `"id"` as a number: `"42"` is 42. Swift clients send it
+/// when a request's meta has nothing else; a worker that says `"binary_meta": true` in its READY
+/// metadata gets it as it is and answers in kind, any other gets the meta as JSON (the kernel
+/// converts it).
+enum BinaryMeta {
+    static let tag: UInt8 = 0x01
+    static let noElapsed = UInt32.max
+
+    /// True when the meta at `range` of `frame` is binary meta (by its first byte).
+    static func isBinary(_ frame: [UInt8], at range: Range<Int>) -> Bool {
+        !range.isEmpty && frame[range.lowerBound] == tag
+    }
+
+    /// The number a decimal id names: "0" or digits without a leading zero that fit in 64 bits.
+    static func number(_ id: String) -> UInt64? {
+        var id = id
+        return id.withUTF8 { bytes -> UInt64? in
+            guard !bytes.isEmpty, bytes.count <= 20, bytes[0] != UInt8(ascii: "0") || bytes.count == 1 else { return nil }
+            var value: UInt64 = 0
+            for byte in bytes {
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
+                let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+                let (sum, o2) = times10.addingReportingOverflow(UInt64(byte - 0x30))
+                guard !o1, !o2 else { return nil }
+                value = sum
+            }
+            return value
+        }
+    }
+
+    /// `[tag][u64 id][u32 value][u8 n][text]`; nil when `text` is over 255 bytes.
+    static func pack(id: UInt64, value: UInt32, text: String?) -> [UInt8]? {
+        let count = text?.utf8.count ?? 0
+        guard count <= 255 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(14 + count)
+        out.append(tag)
+        withUnsafeBytes(of: id.bigEndian) { out.append(contentsOf: $0) }
+        withUnsafeBytes(of: value.bigEndian) { out.append(contentsOf: $0) }
+        out.append(UInt8(count))
+        if let text { out.append(contentsOf: text.utf8) }
+        return out
+    }
+
+    /// `(id, value, text)` of binary meta; nil when its length is not 14 + its text's, or its
+    /// text is not UTF-8.
+    static func unpack(_ bytes: ArraySlice<UInt8>) -> (id: UInt64, value: UInt32, text: String?)? {
+        let base = bytes.startIndex
+        guard bytes.count >= 14, bytes[base] == tag, bytes.count == 14 + Int(bytes[base + 13]) else { return nil }
+        var id: UInt64 = 0
+        for i in 1...8 { id = id << 8 | UInt64(bytes[base + i]) }
+        var value: UInt32 = 0
+        for i in 9...12 { value = value << 8 | UInt32(bytes[base + i]) }
+        guard bytes.count > 14 else { return (id, value, nil) }
+        guard let text = bytes[(base + 14)...].withUnsafeBufferPointer(UTF8Text.string) else { return nil }
+        return (id, value, text)
+    }
+
+    /// Why binary meta (`bytes` starts with the tag) cannot be read; nil when it can, or when
+    /// `bytes` is not binary meta.
+    static func problem(_ bytes: ArraySlice<UInt8>, of kind: String, text: String) -> String? {
+        guard bytes.first == tag, unpack(bytes) == nil else { return nil }
+        guard bytes.count >= 14 else { return "binary \(kind) meta is \(bytes.count) bytes, shorter than its 14 fixed ones" }
+        let count = Int(bytes[bytes.startIndex + 13])
+        guard bytes.count == 14 + count else { return "binary \(kind) meta is \(bytes.count) bytes, not 14 + its \(text)'s \(count)" }
+        return "the \(text) in binary \(kind) meta is not UTF-8"
+    }
+
+    static func request(_ bytes: ArraySlice<UInt8>) -> RequestMeta? {
+        guard let (id, timeout, caller) = unpack(bytes) else { return nil }
+        return RequestMeta(id: String(id), timeoutMs: timeout == 0 ? nil : Int(timeout), caller: caller)
+    }
+
+    static func reply(_ bytes: ArraySlice<UInt8>) -> ReplyMeta? {
+        guard let (id, elapsed, from) = unpack(bytes) else { return nil }
+        return ReplyMeta(id: String(id), from: from, elapsedMicros: elapsed == noElapsed ? nil : Int(elapsed))
     }
 }
 
@@ -368,9 +505,11 @@ enum JSONCoding {
 }
 
 extension RequestMeta {
-    /// Lenient, like `init(from:)`: fields of the wrong type are ignored.
+    /// Lenient, like `init(from:)`: fields of the wrong type are ignored. Reads
+    /// ``BinaryMeta`` too (nil when its length is wrong).
     static func parse(_ bytes: [UInt8]) -> RequestMeta? {
-        FlatJSON.read(bytes, into: RequestMeta()) { meta, key, value in
+        if bytes.first == BinaryMeta.tag { return BinaryMeta.request(bytes[...]) }
+        return FlatJSON.read(bytes, into: RequestMeta()) { meta, key, value in
             switch key {
             case "id": meta.id = value.text
             case "timeout_ms": meta.timeoutMs = value.integer
@@ -382,6 +521,16 @@ extension RequestMeta {
         }
     }
 
+    /// This meta as ``BinaryMeta``; nil when it holds what that cannot (a trace or correlation
+    /// id, an id that is not a decimal number, a caller over 255 bytes, a timeout out of range).
+    func binary() -> [UInt8]? {
+        guard traceID == nil, correlationID == nil, let id = id.flatMap(BinaryMeta.number) else { return nil }
+        // 0 means "none" in binary meta: a timeout of 0 ms (meaningless, but sent) stays JSON.
+        let timeout = timeoutMs ?? 0
+        guard timeoutMs != 0, timeout >= 0, timeout <= Int(UInt32.max) else { return nil }
+        return BinaryMeta.pack(id: id, value: UInt32(timeout), text: caller)
+    }
+
     func json() -> [UInt8] {
         JSONCoding.write([
             ("caller", .text(caller)), ("correlation_id", .text(correlationID)), ("id", .text(id)), ("timeout_ms", .integer(timeoutMs)),
@@ -391,9 +540,11 @@ extension RequestMeta {
 }
 
 extension ReplyMeta {
-    /// Lenient like ``RequestMeta/parse(_:)``: fields of the wrong type are ignored.
+    /// Lenient like ``RequestMeta/parse(_:)``: fields of the wrong type are ignored. Reads
+    /// ``BinaryMeta`` too (nil when its length is wrong).
     static func parse(_ bytes: [UInt8]) -> ReplyMeta? {
-        FlatJSON.read(bytes, into: ReplyMeta()) { meta, key, value in
+        if bytes.first == BinaryMeta.tag { return BinaryMeta.reply(bytes[...]) }
+        return FlatJSON.read(bytes, into: ReplyMeta()) { meta, key, value in
             switch key {
             case "id": meta.id = value.text
             case "from": meta.from = value.text
@@ -401,6 +552,14 @@ extension ReplyMeta {
             default: break
             }
         }
+    }
+
+    /// This meta as ``BinaryMeta``; nil when its id is missing or not a decimal number, or
+    /// `from` is over 255 bytes. An elapsed time over `UInt32.max - 1` µs is sent as that.
+    func binary() -> [UInt8]? {
+        guard let id = id.flatMap(BinaryMeta.number) else { return nil }
+        let elapsed = elapsedMicros.map { min(UInt32(clamping: $0), BinaryMeta.noElapsed - 1) } ?? BinaryMeta.noElapsed
+        return BinaryMeta.pack(id: id, value: elapsed, text: from)
     }
 
     func json() -> [UInt8] {

@@ -23,7 +23,7 @@ public final class ServiceHandle: Sendable {
         let metadata = WorkerInfo(
             instance: client.instance, version: client.options.version,
             host: ProcessInfo.processInfo.hostName, pid: Int(ProcessInfo.processInfo.processIdentifier),
-            credit: service.pipeline, oneFrame: true)
+            credit: service.pipeline, oneFrame: true, binaryMeta: true)
         let metadataBytes = (try? JSONEncoder.bus.encode(metadata)).map(Array.init) ?? []
         let io = client.io
         let logger = client.logger
@@ -49,8 +49,9 @@ public final class ServiceHandle: Sendable {
                         counters.withLock { $0.inFlight += 1 }
                         let reply = await service.answer(
                             request.frames, from: request.bodyStart, received: request.received, instance: client.instance, logger: logger)
-                        // Each request is answered in its own form (one frame from Bus clients).
-                        let frames = reply.encode(oneFrame: OneFrameBody.isOneFrame(request.frames, from: request.bodyStart))
+                        // Each request is answered in its own form (one frame and binary meta from
+                        // Bus clients).
+                        let frames = reply.encode(answering: request.frames, from: request.bodyStart)
                         io.submit { loop in
                             (loop.handlers[request.worker] as? WorkerHandler)?.reply(loop, client: request.client, body: frames)
                         }
