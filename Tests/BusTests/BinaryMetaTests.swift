@@ -17,6 +17,11 @@ struct BinaryMetaTests {
         #expect(try RequestBody.decode(frames) == request)
         #expect(RequestBody.peekMeta(frames) == request.meta)
         #expect(RequestBody.binaryMetaProblem(frames) == nil)
+        for body in [frames, request.encode(oneFrame: true), request.encode()] {
+            #expect(RequestBody.peekTimeoutMs(body) == 1500)
+        }
+        let noTimeout = RequestBody(method: "m", meta: RequestMeta(id: "1")).encode(oneFrame: true, binaryMeta: true)
+        #expect(RequestBody.peekTimeoutMs(noTimeout) == nil)
     }
 
     @Test func request_metaBinaryMetaCannotHold_staysJSON() throws {
@@ -70,6 +75,7 @@ struct BinaryMetaTests {
             #expect(RequestBody.binaryMetaProblem([frame])?.contains("binary request meta") == true)
             #expect(throws: BusError.self) { try RequestBody.decode([frame]) }
             #expect(RequestBody.peekMeta([frame]) == nil)
+            #expect(RequestBody.peekTimeoutMs([frame]) == nil)
         }
     }
 

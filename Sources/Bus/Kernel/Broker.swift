@@ -309,7 +309,7 @@ public struct Broker {
             // It waits: until a little before the caller's own timeout (so it gets 503/504, not
             // silence), or the grace period when it gave none.
             var wait = intervals.defaultGrace
-            if let ms = readMeta()?.timeoutMs, ms > 0 {
+            if let ms = meta == nil ? RequestBody.peekTimeoutMs(body) : readMeta()?.timeoutMs, ms > 0 {
                 let timeout = Duration.milliseconds(ms).nanosecondsClamped
                 wait = timeout - min(250_000_000, timeout / 5)
             }

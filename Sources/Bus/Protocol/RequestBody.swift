@@ -103,16 +103,27 @@ public struct RequestBody: Equatable, Sendable {
     /// good binary meta. The kernel checks this before it queues a request, so a worker never
     /// gets binary meta it cannot read, nor a conversion that lost the caller's fields.
     static func binaryMetaProblem(_ body: Frames) -> String? {
-        let meta: ArraySlice<UInt8>
+        guard let meta = metaBytes(body), meta.first == BinaryMeta.tag else { return nil }
+        return BinaryMeta.problem(meta, of: "request", text: "caller")
+    }
+
+    /// The meta part of a request body in either form (nil when there is none, or the one-frame
+    /// body is truncated).
+    private static func metaBytes(_ body: Frames) -> ArraySlice<UInt8>? {
         if OneFrameBody.isOneFrame(body) {
             guard let parts = oneFrameParts(body[0]) else { return nil }
-            meta = body[0][parts.meta]
-        } else {
-            guard body.count > 1 else { return nil }
-            meta = body[1][...]
+            return body[0][parts.meta]
         }
-        guard meta.first == BinaryMeta.tag else { return nil }
-        return BinaryMeta.problem(meta, of: "request", text: "caller")
+        return body.count > 1 ? body[1][...] : nil
+    }
+
+    /// The `timeout_ms` of a request body's meta (either meta form), without decoding the rest
+    /// of binary meta: the kernel asks for every request that has to wait.
+    static func peekTimeoutMs(_ body: Frames) -> Int? {
+        guard let meta = metaBytes(body), meta.first == BinaryMeta.tag else { return peekMeta(body)?.timeoutMs }
+        guard BinaryMeta.problem(meta, of: "request", text: "caller") == nil else { return nil }
+        let timeout = BinaryMeta.value(meta)
+        return timeout == 0 ? nil : Int(timeout)
     }
 
     /// A one-frame request body as the three frames `[method][meta][payload]` (for a worker
@@ -411,21 +422,28 @@ enum BinaryMeta {
         guard bytes.count >= 14, bytes[base] == tag, bytes.count == 14 + Int(bytes[base + 13]) else { return nil }
         var id: UInt64 = 0
         for i in 1...8 { id = id << 8 | UInt64(bytes[base + i]) }
-        var value: UInt32 = 0
-        for i in 9...12 { value = value << 8 | UInt32(bytes[base + i]) }
-        guard bytes.count > 14 else { return (id, value, nil) }
+        let number = value(bytes)
+        guard bytes.count > 14 else { return (id, number, nil) }
         guard let text = bytes[(base + 14)...].withUnsafeBufferPointer(UTF8Text.string) else { return nil }
-        return (id, value, text)
+        return (id, number, text)
     }
 
     /// Why binary meta (`bytes` starts with the tag) cannot be read; nil when it can, or when
     /// `bytes` is not binary meta.
     static func problem(_ bytes: ArraySlice<UInt8>, of kind: String, text: String) -> String? {
-        guard bytes.first == tag, unpack(bytes) == nil else { return nil }
+        guard bytes.first == tag else { return nil }
         guard bytes.count >= 14 else { return "binary \(kind) meta is \(bytes.count) bytes, shorter than its 14 fixed ones" }
         let count = Int(bytes[bytes.startIndex + 13])
         guard bytes.count == 14 + count else { return "binary \(kind) meta is \(bytes.count) bytes, not 14 + its \(text)'s \(count)" }
-        return "the \(text) in binary \(kind) meta is not UTF-8"
+        let valid = bytes[(bytes.startIndex + 14)...].withUnsafeBufferPointer(UTF8Text.isValid)
+        return valid ? nil : "the \(text) in binary \(kind) meta is not UTF-8"
+    }
+
+    /// The u32 after the id (`timeout_ms` or `elapsed_us`) of binary meta whose length was checked.
+    static func value(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        var value: UInt32 = 0
+        for i in 9...12 { value = value << 8 | UInt32(bytes[bytes.startIndex + i]) }
+        return value
     }
 
     static func request(_ bytes: ArraySlice<UInt8>) -> RequestMeta? {

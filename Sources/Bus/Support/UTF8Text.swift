@@ -11,6 +11,14 @@ enum UTF8Text {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// True when `bytes` is UTF-8 (ASCII without making a string).
+    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in bytes where byte >= 0x80 {
+            return String(validating: bytes, as: UTF8.self) != nil
+        }
+        return true
+    }
+
     @inline(__always)
     static func string(_ bytes: [UInt8]) -> String? {
         bytes.withUnsafeBufferPointer { string($0) }
