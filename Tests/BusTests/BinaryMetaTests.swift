@@ -93,6 +93,10 @@ struct BinaryMetaTests {
             #expect(frames[0][5] == 0x01, "\(sent)")
             #expect(try ReplyBody.decode(frames) == ReplyBody(status: 200, meta: read, payload: [1, 2, 3]))
         }
+        let whole: Frames = [[], MDP.client, Array("svc".utf8)]
+        #expect(ReplyBody.hasBinaryMeta(whole + ReplyBody(status: 200, meta: ReplyMeta(id: "1")).encode(oneFrame: true, binaryMeta: true), from: 3))
+        #expect(!ReplyBody.hasBinaryMeta(whole + ReplyBody(status: 200, meta: ReplyMeta(id: "1")).encode(oneFrame: true), from: 3))
+        #expect(!ReplyBody.hasBinaryMeta(whole + ReplyBody(status: 200, meta: ReplyMeta(id: "1")).encode(), from: 3))
         // No id, or not a decimal one: JSON.
         for meta in [ReplyMeta(from: "kernel"), ReplyMeta(id: "r1")] {
             let reply = ReplyBody(status: 404, meta: meta)

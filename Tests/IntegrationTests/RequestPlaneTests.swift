@@ -20,6 +20,38 @@ struct RequestPlaneTests {
         }
     }
 
+    /// Replies are matched by the client's own request numbers (sent as binary meta) and by the
+    /// ids callers gave (sent as JSON): a caller's id that spells one of those numbers still gets
+    /// its own reply, and so does the numbered request answered while it waits.
+    @Test func callerIDsThatSpellRequestNumbers_eachGetTheirOwnReply() async throws {
+        try await Harness.with { h in
+            try await h.startTestService()
+            let bus = h.client()
+            // The slow request first (the service answers in arrival order); the others are sent
+            // once the kernel has handed it to the worker, so they wait behind it.
+            let slow = Task { try await bus.call("testsvc", "sleep", payload: Array(#"{"ms":400}"#.utf8), timeout: .seconds(10)) }
+            let dispatched = await eventually { ((try? await h.instances(of: "testsvc")) ?? []).first?.inFlight == 1 }
+            #expect(dispatched)
+            // Custom ids 1...64 cover every number this client has used so far, the slow one's too.
+            let replies = try await withThrowingTaskGroup(of: (Int, ReplyBody).self) { group in
+                for k in 1...64 {
+                    group.addTask {
+                        (k, try await bus.call("testsvc", "echo", payload: Array("\(k)".utf8), timeout: .seconds(10), meta: RequestMeta(id: "\(k)")))
+                    }
+                }
+                return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+            for k in 1...64 {
+                #expect(replies[k]?.payload == Array("\(k)".utf8), "caller id \(k)")
+                #expect(replies[k]?.meta.id == "\(k)")
+            }
+            let slowReply = try await slow.value
+            #expect(slowReply.status == 200)
+            // The sleep's own answer (an identity), not one of the echoes.
+            #expect((try? JSONDecoder().decode(Identity.self, from: Data(slowReply.payload)))?.name == "testsvc")
+        }
+    }
+
     /// A worker whose kernel goes silent (stopped, not gone) reconnects on its own timer and
     /// serves again once the kernel resumes; the worker's I/O loop must not touch the socket it
     /// closed while reconnecting.

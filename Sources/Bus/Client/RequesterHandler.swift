@@ -65,9 +65,10 @@ final class RequesterHandler: IOHandler {
         return request
     }
 
-    /// The pending request a reply's id names: the caller's own id, else the number.
-    private func pendingIndex(of id: String, service: ArraySlice<UInt8>) -> Dictionary<UInt64, Pending>.Index? {
-        if !customIDs.isEmpty, let number = customIDs[id], let index = pending.index(forKey: number),
+    /// The pending request a reply's id names: the caller's own id, else the number. Binary
+    /// meta carries only numbers (the caller's own ids go as JSON).
+    private func pendingIndex(of id: String, binary: Bool, service: ArraySlice<UInt8>) -> Dictionary<UInt64, Pending>.Index? {
+        if !binary, !customIDs.isEmpty, let number = customIDs[id], let index = pending.index(forKey: number),
             pending.values[index].service.utf8.elementsEqual(service)
         {
             return index
@@ -113,7 +114,8 @@ final class RequesterHandler: IOHandler {
                 loop.logger.warning("dropped a reply from \(String(decoding: frames[2], as: UTF8.self)): \(error)")
                 continue
             }
-            var index = reply.meta.id.flatMap { pendingIndex(of: $0, service: frames[2][...]) }
+            let binary = ReplyBody.hasBinaryMeta(frames, from: 3)
+            var index = reply.meta.id.flatMap { pendingIndex(of: $0, binary: binary, service: frames[2][...]) }
             if index == nil {
                 // A reply without our id (an unmodified worker): match it when only one
                 // request to that service is waiting.

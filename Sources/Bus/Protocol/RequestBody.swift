@@ -282,6 +282,13 @@ public struct ReplyBody: Equatable, Sendable {
 
     private static let okFrame: [UInt8] = Array("200".utf8)
 
+    /// True when the reply body that starts at frame `start` of a whole message is one frame
+    /// with binary meta.
+    static func hasBinaryMeta(_ frames: Frames, from start: Int) -> Bool {
+        guard OneFrameBody.isOneFrame(frames, from: start), let parts = OneFrameBody.split(frames[start], headEnd: 3) else { return false }
+        return BinaryMeta.isBinary(frames[start], at: parts.meta)
+    }
+
     public static func decode(_ frames: Frames) throws(BusError) -> ReplyBody {
         try decode(frames, from: 0)
     }
