@@ -29,8 +29,13 @@ extension BusClient {
         let body = RequestBody(method: method, meta: meta, payload: payload).encode(oneFrame: true, binaryMeta: customID == nil)
         let deadline = MonotonicTime.now + timeout
         let io = self.io
+        // Resumed exactly once: the I/O thread runs every operation it accepted (it stops only
+        // after the queued ones), and the requester calls each request's completion once, when
+        // it takes the request out (reply, timeout, cancel, failure or close). Unchecked: the
+        // checked continuation's box and atomic check were about a tenth of the caller's I/O
+        // thread at 64 requests in flight (docs/PERFORMANCE.md, tenth session).
         let outcome: RequestOutcome = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<RequestOutcome, Never>) in
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<RequestOutcome, Never>) in
                 let accepted = io.submit { loop in
                     do throws(ZMQError) {
                         try loop.requesterHandler().send(id: id, customID: customID, service: service, body: body, deadline: deadline) {
