@@ -187,14 +187,8 @@ public struct RequestBody: Equatable, Sendable {
     /// Reads only the meta of an otherwise opaque body (either form), for the kernel
     /// (deadline, id).
     static func peekMeta(_ body: Frames) -> RequestMeta? {
-        if OneFrameBody.isOneFrame(body) {
-            guard let parts = oneFrameParts(body[0]), !parts.meta.isEmpty else { return nil }
-            let first = body[0][parts.meta.lowerBound]
-            guard first == UInt8(ascii: "{") || first == BinaryMeta.tag else { return nil }
-            return RequestMeta.parse(Array(body[0][parts.meta]))
-        }
-        guard body.count > 1, let first = body[1].first, first == UInt8(ascii: "{") || first == BinaryMeta.tag else { return nil }
-        return RequestMeta.parse(body[1])
+        guard let meta = metaBytes(body), let first = meta.first, first == UInt8(ascii: "{") || first == BinaryMeta.tag else { return nil }
+        return RequestMeta.parse(Array(meta))
     }
 }
 

@@ -5,13 +5,11 @@ enum UTF8Text {
     /// metadata on every call and showed in the request path's profile.
     @inline(__always)
     static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        for byte in bytes where byte >= 0x80 {
-            return String(validating: bytes, as: UTF8.self)
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        isValid(bytes) ? String(decoding: bytes, as: UTF8.self) : nil
     }
 
     /// True when `bytes` is UTF-8 (ASCII without making a string).
+    @inline(__always)
     static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         for byte in bytes where byte >= 0x80 {
             return String(validating: bytes, as: UTF8.self) != nil
