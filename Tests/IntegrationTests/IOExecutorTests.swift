@@ -40,6 +40,69 @@ struct IOExecutorTests {
         }
     }
 
+    /// Handlers that never suspend answer as their request is read (no task per request), but
+    /// not ahead of an earlier request still with an async handler: replies and handler runs
+    /// keep arrival order.
+    @Test func ioThreadService_syncHandlersAnswerAtOnce_butNeverAheadOfAnEarlierAsyncOne() async throws {
+        try await Harness.with { h in
+            let server = h.client(name: "mixedsvc")
+            let service = BusService(name: "mixedsvc", execution: .ioThread)
+            let gate = AsyncStream<Void>.makeStream()
+            let log = Locked<[String]>([])
+            service.method(
+                "slow",
+                raw: { _ in
+                    log.withLock { $0.append("slow started") }
+                    for await _ in gate.stream { break }
+                    log.withLock { $0.append("slow") }
+                    return []
+                })
+            service.method(
+                "fast",
+                raw: { _ in
+                    log.withLock { $0.append("fast") }
+                    let place = server.isOnIOThread ? "io" : "elsewhere"
+                    let inTask = withUnsafeCurrentTask { $0 != nil }
+                    return Array("\(place) \(inTask ? "in a task" : "inline")".utf8)
+                })
+            service.method("fail", raw: { _ in throw ServiceError.conflict("taken") })
+            let handle = try server.serve(service)
+            let caller = h.client(name: "caller")
+            #expect(await eventually { ((try? await caller.services()) ?? []).contains { $0.service == "mixedsvc" } })
+
+            // Alone, a sync handler answers on the I/O thread as the request is read, outside
+            // any task; its errors map as usual.
+            let alone = try await caller.call("mixedsvc", "fast")
+            #expect(alone.status == 200)
+            #expect(String(decoding: alone.payload, as: UTF8.self) == "io inline")
+            let failed = try await caller.call("mixedsvc", "fail")
+            #expect(failed.status == 409)
+            #expect(failed.errorBody.code == "conflict")
+            #expect(try await caller.call("mixedsvc", "nope").status == 404)
+            #expect(await eventually { handle.handled == 3 })
+            log.withLock { $0.removeAll() }
+
+            // Behind a slow request the fast one waits its turn.
+            let slow = Task { try await caller.call("mixedsvc", "slow", timeout: .seconds(20)) }
+            #expect(await eventually { log.withLock { $0 } == ["slow started"] })
+            let fast = Task { try await caller.call("mixedsvc", "fast", timeout: .seconds(20)) }
+            let bothAtWorker = await eventually {
+                ((try? await caller.services()) ?? []).first { $0.service == "mixedsvc" }?.instances.first?.inFlight == 2
+            }
+            #expect(bothAtWorker)
+            // Answered out of turn, it would be back within a millisecond of reaching the worker.
+            let overtook = await eventually(timeout: .milliseconds(300)) { log.withLock { $0.contains("fast") } }
+            #expect(!overtook, "a sync handler ran ahead of an earlier request")
+            gate.continuation.yield()
+            #expect(try await slow.value.status == 200)
+            // Its turn came in the service's task.
+            #expect(String(decoding: try await fast.value.payload, as: UTF8.self) == "io in a task")
+            #expect(log.withLock { $0 } == ["slow started", "slow", "fast"])
+            #expect(await eventually { handle.handled == 5 })
+            await handle.drain()
+        }
+    }
+
     @Test func poolService_runsHandlersOffTheIOThread() async throws {
         try await Harness.with { h in
             let server = h.client(name: "poolsvc")

@@ -8,6 +8,8 @@ struct WorkerRequest: Sendable {
     let frames: Frames
     let bodyStart: Int
     let received: MonotonicTime
+    /// Decoded already, with its handler found (by an `answerNow` that could not answer it).
+    var prepared: BusService.Prepared?
 }
 
 /// One MDP worker connection (`MDPW01`) to the kernel: READY with the instance's metadata,
@@ -25,6 +27,11 @@ final class WorkerHandler: IOHandler {
     private let heartbeatNanos: Int64
     private let silenceNanos: Int64
     let sink: @Sendable (WorkerRequest) -> Void
+    /// For a service whose handlers run on this thread: the reply to a request, made at once
+    /// when its handler never suspends; nil leaves the request to `sink` (perhaps prepared).
+    /// Asked only while no earlier request of this connection is unanswered, so replies keep
+    /// their order.
+    let answerNow: (@Sendable (inout WorkerRequest) -> Frames?)?
     private var kernelDeadline: MonotonicTime
     private var nextHeartbeat: MonotonicTime
     private(set) var phase = Phase.serving
@@ -34,13 +41,14 @@ final class WorkerHandler: IOHandler {
 
     init(
         loop: IOLoop, service: String, metadata: [UInt8], heartbeat: Duration, liveness: Int,
-        sink: @escaping @Sendable (WorkerRequest) -> Void
+        answerNow: (@Sendable (inout WorkerRequest) -> Frames?)? = nil, sink: @escaping @Sendable (WorkerRequest) -> Void
     ) throws(ZMQError) {
         self.service = service
         self.metadata = metadata
         heartbeatNanos = heartbeat.nanosecondsClamped
         silenceNanos = heartbeat.nanosecondsClamped(times: liveness)
         self.sink = sink
+        self.answerNow = answerNow
         let now = MonotonicTime.now
         kernelDeadline = now.advanced(by: silenceNanos)
         nextHeartbeat = now.advanced(by: heartbeatNanos)
@@ -70,8 +78,13 @@ final class WorkerHandler: IOHandler {
                     loop.logger.warning("worker of \(service) dropped a REQUEST without [client][empty]")
                     continue
                 }
+                var request = WorkerRequest(worker: ObjectIdentifier(self), client: frames[3], frames: frames, bodyStart: 5, received: now)
+                if inFlight == 0, let answerNow, let body = answerNow(&request) {
+                    send(loop, client: request.client, body: body)
+                    continue
+                }
                 inFlight += 1
-                sink(WorkerRequest(worker: ObjectIdentifier(self), client: frames[3], frames: frames, bodyStart: 5, received: now))
+                sink(request)
             case .heartbeat:
                 break
             case .disconnect:
@@ -96,6 +109,10 @@ final class WorkerHandler: IOHandler {
     /// Sends the reply for a request this worker received.
     func reply(_ loop: IOLoop, client: [UInt8], body: Frames) {
         inFlight = max(0, inFlight - 1)
+        send(loop, client: client, body: body)
+    }
+
+    private func send(_ loop: IOLoop, client: [UInt8], body: Frames) {
         do {
             try socket.send(MDP.workerReply(client: client, body: body))
         } catch {

@@ -11,6 +11,9 @@ import Foundation
 /// ``concurrency`` for services whose requests are independent.
 public final class BusService: Sendable {
     public typealias Handler = @Sendable (ServiceRequest) async throws -> [UInt8]
+    /// A handler that never suspends. With ``Execution/ioThread`` it runs as its request is
+    /// read, with no task, queue or continuation per request.
+    public typealias SyncHandler = @Sendable (ServiceRequest) throws -> [UInt8]
 
     public let name: String
     /// How many requests are handled at once (one MDP worker connection each).
@@ -21,7 +24,13 @@ public final class BusService: Sendable {
     public let pipeline: Int
     /// Where handlers run: on the cooperative pool (the default) or on the client's I/O thread.
     public let execution: Execution
-    private let handlers = Locked<[String: Handler]>([:])
+    private let handlers = Locked<[String: Entry]>([:])
+
+    /// A registered handler of either kind.
+    enum Entry: Sendable {
+        case async(Handler)
+        case sync(SyncHandler)
+    }
 
     /// Where a service's handlers run.
     public enum Execution: Sendable, Equatable {
@@ -31,7 +40,9 @@ public final class BusService: Sendable {
         /// The client's I/O thread (see ``BusClient/taskExecutor``): no thread hop per request,
         /// for handlers that answer in microseconds and never block. A slow handler here
         /// delays every socket of its client, heartbeats included, so the kernel may consider
-        /// the worker dead after its heartbeat expiry.
+        /// the worker dead after its heartbeat expiry. A ``SyncHandler`` runs as its request is
+        /// read (no task per request) unless an earlier request of its worker connection is
+        /// still unanswered, so arrival order holds.
         case ioThread
     }
 
@@ -49,7 +60,12 @@ public final class BusService: Sendable {
 
     /// Registers a raw handler: the payload in, the payload out (status 200).
     public func method(_ name: String, raw handler: @escaping Handler) {
-        handlers.withLock { $0[name] = handler }
+        handlers.withLock { $0[name] = .async(handler) }
+    }
+
+    /// Registers a raw handler that never suspends (a closure without `await` picks this one).
+    public func method(_ name: String, raw handler: @escaping SyncHandler) {
+        handlers.withLock { $0[name] = .sync(handler) }
     }
 
     /// Registers a typed handler: JSON in, JSON out.
@@ -62,6 +78,18 @@ public final class BusService: Sendable {
                 let input = try request.decode(Input.self)
                 let output = try await handler(input)
                 return Array(try JSONEncoder.bus.encode(output))
+            })
+    }
+
+    /// Registers a typed handler that never suspends: JSON in, JSON out.
+    public func method<Input: Decodable & Sendable, Output: Encodable & Sendable>(
+        _ name: String, _ handler: @escaping @Sendable (Input) throws -> Output
+    ) {
+        method(
+            name,
+            raw: { request in
+                let input = try request.decode(Input.self)
+                return Array(try JSONEncoder.bus.encode(try handler(input)))
             })
     }
 
@@ -78,29 +106,84 @@ public final class BusService: Sendable {
             })
     }
 
+    /// Registers a typed handler that also sees the request and never suspends.
+    public func method<Input: Decodable & Sendable, Output: Encodable & Sendable>(
+        _ name: String, withRequest handler: @escaping @Sendable (Input, ServiceRequest) throws -> Output
+    ) {
+        method(
+            name,
+            raw: { request in
+                let input = try request.decode(Input.self)
+                return Array(try JSONEncoder.bus.encode(try handler(input, request)))
+            })
+    }
+
     /// The registered method names.
     public var methods: [String] { handlers.withLock { $0.keys.sorted() } }
 
-    /// Answers one request body (the frames of `message` from `start` on): decodes it, runs
-    /// the handler, maps errors to statuses.
-    func answer(_ message: Frames, from start: Int, received: MonotonicTime, instance: String, logger: Logger) async -> ReplyBody {
+    /// A request decoded and its handler found, or the reply that ends it before any handler
+    /// runs (a malformed body, an unknown method).
+    enum Prepared: Sendable {
+        case run(Entry, ServiceRequest)
+        case done(ReplyBody)
+    }
+
+    /// Decodes one request body (the frames of `message` from `start` on) and finds its handler.
+    func prepare(_ message: Frames, from start: Int, received: MonotonicTime, instance: String) -> Prepared {
         let request: RequestBody
         do {
             request = try RequestBody.decode(message, from: start)
         } catch {
-            return .error(400, code: "malformed", message: error.description, id: nil, from: instance)
+            return .done(.error(400, code: "malformed", message: error.description, id: nil, from: instance))
         }
+        guard let entry = handlers.withLock({ $0[request.method] }) else {
+            return .done(
+                .error(
+                    404, code: "no_such_method",
+                    message: "service '\(name)' has no method '\(request.method)' (it has: \(methods.joined(separator: ", ")))",
+                    id: request.meta.id, from: instance))
+        }
+        return .run(entry, ServiceRequest(method: request.method, meta: request.meta, payload: request.payload, received: received))
+    }
+
+    /// Runs a prepared request's handler, whichever kind it is, and maps what it threw to a status.
+    func run(_ prepared: Prepared, instance: String, logger: Logger) async -> ReplyBody {
+        switch prepared {
+        case .done(let reply):
+            return reply
+        case .run(.sync(let handler), let request):
+            return reply(to: request, instance: instance, logger: logger) { try handler(request) }
+        case .run(.async(let handler), let request):
+            do {
+                let payload = try await handler(request)
+                return reply(to: request, instance: instance, logger: logger) { payload }
+            } catch {
+                return reply(to: request, instance: instance, logger: logger) { throw error }
+            }
+        }
+    }
+
+    /// The reply at once, without suspending: nil when the request needs an async handler.
+    func runNow(_ prepared: Prepared, instance: String, logger: Logger) -> ReplyBody? {
+        switch prepared {
+        case .done(let reply): return reply
+        case .run(.sync(let handler), let request): return reply(to: request, instance: instance, logger: logger) { try handler(request) }
+        case .run(.async, _): return nil
+        }
+    }
+
+    /// Answers one request body: decodes it, runs the handler, maps errors to statuses.
+    func answer(_ message: Frames, from start: Int, received: MonotonicTime, instance: String, logger: Logger) async -> ReplyBody {
+        await run(prepare(message, from: start, received: received, instance: instance), instance: instance, logger: logger)
+    }
+
+    /// The reply for what `body` returns or throws.
+    private func reply(to request: ServiceRequest, instance: String, logger: Logger, _ body: () throws -> [UInt8]) -> ReplyBody {
         let id = request.meta.id
-        guard let handler = handlers.withLock({ $0[request.method] }) else {
-            return .error(
-                404, code: "no_such_method",
-                message: "service '\(name)' has no method '\(request.method)' (it has: \(methods.joined(separator: ", ")))", id: id, from: instance)
-        }
-        let serviceRequest = ServiceRequest(method: request.method, meta: request.meta, payload: request.payload, received: received)
-        let elapsed: () -> Int = { Int(MonotonicTime.now.microseconds(since: received)) }
         do {
-            let payload = try await handler(serviceRequest)
-            return ReplyBody(status: 200, meta: ReplyMeta(id: id, from: instance, elapsedMicros: elapsed()), payload: payload)
+            let payload = try body()
+            let elapsed = Int(MonotonicTime.now.microseconds(since: request.received))
+            return ReplyBody(status: 200, meta: ReplyMeta(id: id, from: instance, elapsedMicros: elapsed), payload: payload)
         } catch let error as ServiceError {
             return .error(error.status, code: error.code, message: error.message, id: id, from: instance)
         } catch let error as BusError {

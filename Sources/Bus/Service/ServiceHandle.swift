@@ -33,7 +33,8 @@ public final class ServiceHandle: Sendable {
                 do throws(ZMQError) {
                     let worker = try WorkerHandler(
                         loop: loop, service: service.name, metadata: metadataBytes, heartbeat: client.options.heartbeat,
-                        liveness: client.options.liveness, sink: { requests.push($0) })
+                        liveness: client.options.liveness, answerNow: service.execution == .ioThread ? answerNow : nil,
+                        sink: { requests.push($0) })
                     loop.add(worker)
                     workers.withLock { $0.append(ObjectIdentifier(worker)) }
                 } catch {
@@ -47,8 +48,10 @@ public final class ServiceHandle: Sendable {
                 while let (batch, _) = await requests.take() {
                     for request in batch {
                         counters.withLock { $0.inFlight += 1 }
-                        let reply = await service.answer(
-                            request.frames, from: request.bodyStart, received: request.received, instance: client.instance, logger: logger)
+                        let prepared =
+                            request.prepared
+                            ?? service.prepare(request.frames, from: request.bodyStart, received: request.received, instance: client.instance)
+                        let reply = await service.run(prepared, instance: client.instance, logger: logger)
                         // Each request is answered in its own form (one frame and binary meta from
                         // Bus clients).
                         let frames = reply.encode(answering: request.frames, from: request.bodyStart)
@@ -69,6 +72,18 @@ public final class ServiceHandle: Sendable {
             metadata: [
                 "workers": String(service.concurrency), "methods": service.methods.joined(separator: ","),
             ])
+    }
+
+    /// On the I/O thread, as the request is read: the reply's frames when its handler never
+    /// suspends (or no handler runs at all); else nil, with the request decoded for the task.
+    @Sendable private func answerNow(_ request: inout WorkerRequest) -> Frames? {
+        let prepared = service.prepare(request.frames, from: request.bodyStart, received: request.received, instance: client.instance)
+        guard let reply = service.runNow(prepared, instance: client.instance, logger: client.logger) else {
+            request.prepared = prepared
+            return nil
+        }
+        counters.withLock { $0.handled += 1 }
+        return reply.encode(answering: request.frames, from: request.bodyStart)
     }
 
     /// Leaves the bus gracefully: each worker sends DISCONNECT, answers every request the
