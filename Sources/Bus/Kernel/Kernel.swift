@@ -212,7 +212,9 @@ final class KernelLoop {
             }
             let now = MonotonicTime.now
             var next = broker.nextDeadline(now: now)
-            if held == nil, let due = catchUp.nextDue() { next = min(next, due) }
+            // `isRecording` first: a stored flag, read in place, where calling `nextDue()` on
+            // the loop's struct copied it (a retain and release of each of its arrays) per turn.
+            if held == nil, catchUp.isRecording, let due = catchUp.nextDue() { next = min(next, due) }
             // A held event is retried every millisecond, and whenever the XPUB's descriptor
             // fires (a subscriber's connection took messages from its queue).
             let longest = held == nil ? 100 : 1
