@@ -172,11 +172,6 @@ public final class BusService: Sendable {
         }
     }
 
-    /// Answers one request body: decodes it, runs the handler, maps errors to statuses.
-    func answer(_ message: Frames, from start: Int, received: MonotonicTime, instance: String, logger: Logger) async -> ReplyBody {
-        await run(prepare(message, from: start, received: received, instance: instance), instance: instance, logger: logger)
-    }
-
     /// The reply for what `body` returns or throws.
     private func reply(to request: ServiceRequest, instance: String, logger: Logger, _ body: () throws -> [UInt8]) -> ReplyBody {
         let id = request.meta.id
