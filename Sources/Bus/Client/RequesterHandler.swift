@@ -135,8 +135,7 @@ final class RequesterHandler: IOHandler {
             next = nil
             for (id, request) in pending {
                 if request.deadline <= now {
-                    pending[id] = nil
-                    if let customID = request.customID { customIDs[customID] = nil }
+                    _ = remove(at: pending.index(forKey: id))
                     unsent.removeAll { $0 == id }
                     request.completion(request.sent ? .timeout : .unreachable(loop.handshakeProblem))
                 } else if next == nil || request.deadline < next! {

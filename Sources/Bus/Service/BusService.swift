@@ -72,25 +72,14 @@ public final class BusService: Sendable {
     public func method<Input: Decodable & Sendable, Output: Encodable & Sendable>(
         _ name: String, _ handler: @escaping @Sendable (Input) async throws -> Output
     ) {
-        method(
-            name,
-            raw: { request in
-                let input = try request.decode(Input.self)
-                let output = try await handler(input)
-                return Array(try JSONEncoder.bus.encode(output))
-            })
+        method(name, withRequest: { input, _ in try await handler(input) })
     }
 
     /// Registers a typed handler that never suspends: JSON in, JSON out.
     public func method<Input: Decodable & Sendable, Output: Encodable & Sendable>(
         _ name: String, _ handler: @escaping @Sendable (Input) throws -> Output
     ) {
-        method(
-            name,
-            raw: { request in
-                let input = try request.decode(Input.self)
-                return Array(try JSONEncoder.bus.encode(try handler(input)))
-            })
+        method(name, withRequest: { input, _ in try handler(input) })
     }
 
     /// Registers a typed handler that also sees the request (meta, method).
