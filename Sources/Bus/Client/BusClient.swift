@@ -99,23 +99,24 @@ public final class BusClient: Sendable {
         var flags = extra
         if retain { flags.insert(.retained) }
         if retain, isProvisional(topic) { flags.insert(.provisional) }
-        // The meta frame is written on the I/O thread from these parts, into one reused buffer:
-        // no allocation per event on either thread.
-        try await sendWithFlowControl(
-            .event(
+        // Copied into the I/O thread's packed queue (meta frame written in place): no allocation
+        // per event on either thread, and no reference the I/O thread has to release.
+        try await flowControl(
+            io.publish(
                 topic: topicBytes, flags: flags, seq: seq, timestampMicros: WallClock.microsNow(), metaTail: metaTail,
                 payload: payload))
     }
 
     /// Sends already-encoded event frames (used by `busctl replay`).
     public func send(event frames: Frames) throws(BusError) {
-        guard io.publish(.frames(frames)) != nil else { throw .closed }
+        guard io.publish(frames: frames) != nil else { throw .closed }
     }
 
-    /// Like ``send(event:)``, then waits while the publish backlog is over its high-water mark
-    /// (flow control instead of silent drops when the kernel cannot keep up).
-    func sendWithFlowControl(_ event: OutboundEvent) async throws(BusError) {
-        guard let backlog = io.publish(event) else { throw .closed }
+    /// Waits while the publish backlog is over its high-water mark (flow control instead of
+    /// silent drops when the kernel cannot keep up). `backlog` is what the I/O thread's
+    /// `publish` returned for an event just queued; nil means the client is closed.
+    private func flowControl(_ backlog: Int?) async throws(BusError) {
+        guard let backlog else { throw .closed }
         if backlog > IOThread.highWater { await io.waitForRoom() }
     }
 

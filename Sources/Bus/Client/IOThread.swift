@@ -16,7 +16,10 @@ final class IOThread: TaskExecutor, Sendable {
 
     struct Queue {
         var operations: [Operation] = []
-        var publishes: [OutboundEvent] = []
+        /// Events published and not yet taken by the loop.
+        var publishes = PackedEvents()
+        /// An emptied buffer the loop gave back, to be the next `publishes`.
+        var spare: PackedEvents?
         /// Jobs of tasks that prefer this thread as their executor.
         var jobs: [UnownedJob] = []
         /// Events published and not yet handed to libzmq (queued here or held by the
@@ -96,18 +99,45 @@ final class IOThread: TaskExecutor, Sendable {
     static let highWater = 10_000
     static let lowWater = 5_000
 
-    /// Queues an event for the publisher socket. Wakes the thread only when the queue was
-    /// empty, so a burst of publishes costs one wake-up. Returns nil when stopped, else the
-    /// backlog (see ``waitForRoom()``).
-    func publish(_ event: OutboundEvent) -> Int? {
+    /// Queues an event for the publisher socket (its frames are copied, see ``PackedEvents``).
+    /// Wakes the thread only when the queue was empty, so a burst of publishes costs one
+    /// wake-up. Returns nil when stopped, else the backlog (see ``waitForRoom()``).
+    func publish(
+        topic: [UInt8], flags: EventMeta.Flags, seq: UInt64, timestampMicros: UInt64, metaTail: [UInt8], payload: [UInt8]
+    ) -> Int? {
+        enqueue {
+            $0.append(topic: topic, flags: flags, seq: seq, timestampMicros: timestampMicros, metaTail: metaTail, payload: payload)
+        }
+    }
+
+    /// Queues an event already encoded as frames; like the other `publish`.
+    func publish(frames: Frames) -> Int? {
+        enqueue { $0.append(frames: frames) }
+    }
+
+    @inline(__always)
+    private func enqueue(_ append: (PackedEvents) -> Void) -> Int? {
         let (backlog, wasEmpty) = queue.withLock { q -> (Int?, Bool) in
             guard !q.stopping else { return (nil, false) }
-            q.publishes.append(event)
+            append(q.publishes)
             q.backlog += 1
             return (q.backlog, q.publishes.count == 1 && q.operations.isEmpty && q.jobs.isEmpty && !q.holdPublishes)
         }
         if wasEmpty, !isCurrent { wake.signal() }
         return backlog
+    }
+
+    /// Buffers above this size are not kept for reuse.
+    static let spareLimit = 8 << 20
+
+    /// The loop sent everything in `events`: it becomes the next buffer publishes fill, so a
+    /// steady stream allocates none.
+    func recycle(_ events: PackedEvents) {
+        guard events.capacity <= Self.spareLimit else { return }
+        events.removeAll()
+        queue.withLock { q in
+            if q.spare == nil { q.spare = events }
+        }
     }
 
     /// Suspends until the backlog is down to ``lowWater`` (or the thread stops).
@@ -157,14 +187,19 @@ final class IOThread: TaskExecutor, Sendable {
 
     var wakeFD: Int32 { wake.fd }
 
-    func takeWork(drain: Bool = true) -> (operations: [Operation], publishes: [OutboundEvent], jobs: [UnownedJob], stopping: Bool) {
+    func takeWork(drain: Bool = true) -> (operations: [Operation], publishes: PackedEvents?, jobs: [UnownedJob], stopping: Bool) {
         if drain { wake.drain() }
         // Swapped out, not copied: `removeAll(keepingCapacity:)` on a buffer the caller still
         // holds would allocate a new one as large as the biggest batch on every turn.
         return queue.withLock { q in
-            let taken = (q.operations, q.publishes, q.jobs, q.stopping)
+            var publishes: PackedEvents?
+            if !q.publishes.isEmpty {
+                publishes = q.publishes
+                q.publishes = q.spare ?? PackedEvents()
+                q.spare = nil
+            }
+            let taken = (q.operations, publishes, q.jobs, q.stopping)
             q.operations = []
-            q.publishes = []
             q.jobs = []
             return taken
         }
@@ -302,12 +337,13 @@ final class IOLoop {
     /// Marks the poll set stale (a handler replaced its socket).
     func socketsChanged() { pollDirty = true }
 
-    private func sendPublishes(_ batch: [OutboundEvent]) {
+    private func sendPublishes(_ batch: PackedEvents) {
         do throws(ZMQError) {
             try publisherHandler().publish(batch, loop: self)
         } catch {
             logger.error("cannot open the publisher socket", metadata: ["error": error.description])
             publishDrops += UInt64(batch.count)
+            thread.published(batch.count)
         }
     }
 
@@ -337,7 +373,7 @@ final class IOLoop {
                 let work = thread.takeWork(drain: woken && rounds == 0)
                 // Publishes before operations: a `flushPublishes` taken with them counts them
                 // as published before it (they were queued first).
-                if !work.publishes.isEmpty { sendPublishes(work.publishes) }
+                if let publishes = work.publishes { sendPublishes(publishes) }
                 for operation in work.operations { operation(self) }
                 thread.run(work.jobs)
                 if work.stopping { stopping = true }
@@ -393,7 +429,7 @@ final class IOLoop {
         // Flush what was queued before the stop, then close everything.
         let rest = thread.takeWork()
         for operation in rest.operations { operation(self) }
-        if !rest.publishes.isEmpty { sendPublishes(rest.publishes) }
+        if let publishes = rest.publishes { sendPublishes(publishes) }
         thread.run(rest.jobs)
         // Events held until the kernel subscribes get a bounded chance to go out.
         if let publisher, publisher.isHolding {

@@ -1,14 +1,5 @@
 import CZeroMQ
 
-/// An event waiting for the publisher socket.
-enum OutboundEvent: Sendable {
-    /// Frames encoded by the caller (`busctl replay`).
-    case frames(Frames)
-    /// An event from `BusClient.publish`: its meta frame is written when it is sent, from the
-    /// fixed fields and the client's shared encoding of the string fields.
-    case event(topic: [UInt8], flags: EventMeta.Flags, seq: UInt64, timestampMicros: UInt64, metaTail: [UInt8], payload: [UInt8])
-}
-
 /// The process's publishing socket towards the kernel's XSUB. It is an XPUB, not a PUB:
 /// - it sees the kernel's subscribe-all arrive: a PUB silently drops what is published before
 ///   its peer's subscription reaches it (the slow-joiner problem), so events are held until
@@ -18,10 +9,10 @@ enum OutboundEvent: Sendable {
 final class PublisherHandler: IOHandler {
     let socket: ZMQSocket
     private var live = false
-    private var held: [OutboundEvent] = []
-    /// The meta frame being sent, reused from event to event.
-    private var meta: [UInt8] = []
-    private var heldStart = 0
+    /// Batches not sent yet, oldest first: waiting for the kernel's subscription or for room.
+    private var held: [PackedEvents] = []
+    /// Where sending stopped in `held.first`.
+    private var cursor = PackedEvents.Cursor()
     private(set) var dropped: UInt64 = 0
     private var flushWaiters: [(deadline: MonotonicTime, done: @Sendable (Bool) -> Void)] = []
 
@@ -37,64 +28,37 @@ final class PublisherHandler: IOHandler {
     }
 
     /// Events waiting for the kernel's subscription or for room in the pipe.
-    var isHolding: Bool { heldStart < held.count }
+    var isHolding: Bool { !held.isEmpty }
     /// Waiting for room: the loop should poll for writability.
     var isBlocked: Bool { live && isHolding }
 
-    func publish(_ batch: [OutboundEvent], loop: IOLoop) {
-        if isHolding || !live {
-            held.append(contentsOf: batch)
-            if live { flush(loop) }
-            return
-        }
-        var sent = 0
-        for (index, frames) in batch.enumerated() {
-            switch send(frames, loop: loop) {
-            case .sent, .failed:
-                sent += 1
-            case .full:
-                held.append(contentsOf: batch[index...])
-                loop.thread.published(sent)
-                return
-            }
-        }
-        loop.thread.published(sent)
+    func publish(_ batch: PackedEvents, loop: IOLoop) {
+        held.append(batch)
+        if live { flush(loop) }
     }
 
-    private enum Outcome { case sent, full, failed }
-
-    private func send(_ event: OutboundEvent, loop: IOLoop) -> Outcome {
-        do {
-            switch event {
-            case .frames(let frames):
-                return try socket.send(frames) ? .sent : .full
-            case .event(let topic, let flags, let seq, let time, let tail, let payload):
-                EventMeta.write(flags: flags, seq: seq, timestampMicros: time, tail: tail, to: &meta)
-                return try socket.send(topic, meta, payload) ? .sent : .full
-            }
-        } catch {
-            dropped += 1
-            loop.logger.error("publish failed", metadata: ["error": error.description])
-            return .failed
-        }
-    }
-
+    /// Sends held events in order until the socket is full or none is left.
     private func flush(_ loop: IOLoop) {
         var sent = 0
-        while heldStart < held.count {
-            if send(held[heldStart], loop: loop) == .full { break }
-            heldStart += 1
-            sent += 1
-        }
-        if heldStart == held.count {
-            held.removeAll(keepingCapacity: true)
-            heldStart = 0
-        } else if heldStart > 4096 {
-            held.removeFirst(heldStart)
-            heldStart = 0
+        while let batch = held.first {
+            while !batch.isFinished(cursor) {
+                do {
+                    guard try batch.send(at: &cursor, on: socket) else {
+                        loop.thread.published(sent)
+                        return
+                    }
+                } catch {
+                    dropped += 1
+                    loop.logger.error("publish failed", metadata: ["error": error.description])
+                }
+                sent += 1
+            }
+            held.removeFirst()
+            cursor = PackedEvents.Cursor()
+            loop.thread.recycle(batch)
         }
         loop.thread.published(sent)
-        if !isHolding { notifyFlushed(true) }
+        notifyFlushed(true)
     }
 
     /// Calls `done(true)` once every event published so far is handed to libzmq on a connection
@@ -164,8 +128,9 @@ final class PublisherHandler: IOHandler {
         loop.release(socket)
         notifyFlushed(!isHolding)
         if isHolding {
-            loop.logger.warning("closing with \(held.count - heldStart) event(s) never sent: the kernel never subscribed or never took them")
-            loop.thread.published(held.count - heldStart)
+            let unsent = held.reduce(0) { $0 + $1.count } - cursor.event
+            loop.logger.warning("closing with \(unsent) event(s) never sent: the kernel never subscribed or never took them")
+            loop.thread.published(unsent)
         }
         socket.close()
     }

@@ -136,12 +136,17 @@ public struct EventMeta: Equatable, Sendable {
         let count = fixedSize + tail.count
         if out.count != count { out = [UInt8](repeating: 0, count: count) }
         out.withUnsafeMutableBytes { bytes in
-            bytes[0] = version
-            bytes[1] = flags.rawValue
-            bytes.storeBytes(of: seq.bigEndian, toByteOffset: 2, as: UInt64.self)
-            bytes.storeBytes(of: timestampMicros.bigEndian, toByteOffset: 10, as: UInt64.self)
+            writeFixed(flags: flags, seq: seq, timestampMicros: timestampMicros, to: bytes.baseAddress!)
             tail.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: bytes[fixedSize...]).copyMemory(from: $0) }
         }
+    }
+
+    /// Writes the fixed part of a header (``fixedSize`` bytes) at `out`.
+    static func writeFixed(flags: Flags, seq: UInt64, timestampMicros: UInt64, to out: UnsafeMutableRawPointer) {
+        out.storeBytes(of: version, as: UInt8.self)
+        out.storeBytes(of: flags.rawValue, toByteOffset: 1, as: UInt8.self)
+        out.storeBytes(of: seq.bigEndian, toByteOffset: 2, as: UInt64.self)
+        out.storeBytes(of: timestampMicros.bigEndian, toByteOffset: 10, as: UInt64.self)
     }
 
     /// A length byte and at most 255 bytes of `text`, cut on a character boundary (never

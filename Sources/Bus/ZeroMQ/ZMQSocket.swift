@@ -173,6 +173,15 @@ public final class ZMQSocket {
         return true
     }
 
+    /// Sends one frame from memory libzmq copies at once, without waiting; false on `EAGAIN`.
+    /// `more` says another frame of the message follows.
+    public func send(_ bytes: UnsafeRawBufferPointer, more: Bool) throws(ZMQError) -> Bool {
+        let raw = self.raw
+        needsEventCheck = true
+        let flags = ZMQ_DONTWAIT | (more ? ZMQ_SNDMORE : 0)
+        return try zmqCall("zmq_send(\(endpoint))") { zmq_send(raw, bytes.baseAddress, bytes.count, flags) } != nil
+    }
+
     /// One frame; false on `EAGAIN`.
     private func sendFrame(_ frame: [UInt8], more: Bool, dontWait: Bool) throws(ZMQError) -> Bool {
         let raw = self.raw
