@@ -53,6 +53,33 @@ struct EventPlaneTests {
         }
     }
 
+    /// The client remembers which of its subscriptions the last topic matched. One added in the
+    /// middle of a stream of one topic (its wire prefix already subscribed, so nothing else
+    /// changes on the socket) must get that stream's next events; the others keep theirs when
+    /// one ends.
+    @Test func subscriptionAddedOrEnded_midStreamOfOneTopic_othersGetEveryEventAfter() async throws {
+        try await Harness.with { h in
+            let sub = h.client(name: "sub")
+            let first = try sub.subscribe("feed.>")
+            let firstCollector = Collector(first)
+            try await first.confirm()
+            let pub = h.client(name: "feed")
+            for n in 1...10 { try await pub.publish("feed.t", ["n": n]) }
+            #expect(await firstCollector.waitFor(count: 10))
+            let second = try sub.subscribe("feed.>")
+            let secondCollector = Collector(second)
+            for n in 11...20 { try await pub.publish("feed.t", ["n": n]) }
+            #expect(await secondCollector.waitFor(count: 10))
+            #expect(await firstCollector.waitFor(count: 20))
+            #expect(secondCollector.live.map(\.meta.seq) == Array(11...20))
+            firstCollector.stop()
+            for n in 21...30 { try await pub.publish("feed.t", ["n": n]) }
+            #expect(await secondCollector.waitFor(count: 20))
+            #expect(secondCollector.live.map(\.meta.seq) == Array(11...30))
+            secondCollector.stop()
+        }
+    }
+
     @Test func events_fromAnotherProcess_arriveInOrderWithoutGaps() async throws {
         try await Harness.with { h in
             try await h.startTestService(name: "pubsvc")

@@ -286,26 +286,25 @@ public struct BusSubscription: AsyncSequence, Sendable {
     public struct Iterator: AsyncIteratorProtocol {
         let channel: EventChannel
         let lifetime: SubscriptionLifetime
+        /// The rest of the current batch, in reverse: events are moved out from the end (a copy
+        /// out of the array and the array's own release of it would cost a retain and a
+        /// release of each of the event's references).
         @usableFromInline var batch: [BusEvent] = []
-        @usableFromInline var index = 0
 
         /// Inlinable so that taking an event of the current batch is inlined into the
         /// consumer's loop: no async call per event, only one per batch.
         @inlinable
         public mutating func next() async -> BusEvent? {
-            if index < batch.count {
-                defer { index += 1 }
-                return batch[index]
-            }
+            if let event = batch.popLast() { return event }
             return await nextBatch()
         }
 
         @usableFromInline
         mutating func nextBatch() async -> BusEvent? {
-            guard let next = await channel.nextEvents() else { return nil }
-            batch = next
-            index = 1
-            return batch[0]
+            guard var next = await channel.nextEvents() else { return nil }
+            next.reverse()
+            batch = consume next
+            return batch.popLast()
         }
     }
 

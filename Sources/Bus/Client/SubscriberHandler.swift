@@ -52,11 +52,13 @@ final class SubscriberHandler: IOHandler {
             prefixes[prefix] = count + 1
         }
         locals[id] = Local(patterns: patterns, channel: channel)
+        lastMatches = nil
         return allExisting
     }
 
     func remove(id: Int) {
         guard let local = locals.removeValue(forKey: id) else { return }
+        lastMatches = nil
         // Finishing calls its room action, if the handler was waiting for it.
         local.channel.finish()
         for prefix in Set(local.patterns.map(\.wirePrefix)) {
@@ -115,6 +117,7 @@ final class SubscriberHandler: IOHandler {
         if !bytes.isEmpty, lastTopic.bytes.hasSameBytes(as: bytes) { return lastTopic.text }
         guard let text = UTF8Text.string(bytes.bindMemory(to: UInt8.self)) else { return nil }
         lastTopic = (Array(bytes), text)
+        lastMatches = nil
         return text
     }
 
@@ -125,13 +128,29 @@ final class SubscriberHandler: IOHandler {
             malformed += 1
             return
         }
+        let matching: [Local]
+        if let lastMatches {
+            matching = lastMatches
+        } else {
+            matching = locals.values.filter { $0.patterns.contains { $0.matches(topic) } }
+            lastMatches = matching
+        }
+        guard let final = matching.last else { return }
         var event = BusEvent(topic: topic, meta: meta, payload: Array(parts.bytes(2)))
-        for local in locals.values where local.patterns.contains(where: { $0.matches(topic) }) {
+        for local in matching.dropLast() {
             guard let missed = local.gaps.record(event) else { continue }
             event.missed = missed
             local.pending.append(event)
         }
+        guard let missed = final.gaps.record(event) else { return }
+        event.missed = missed
+        // Moved, not copied: the last (usually the only) subscription takes the event itself.
+        final.pending.append(consume event)
     }
+
+    /// The subscriptions matching `lastTopic`; nil after the topic changed or a subscription
+    /// came or went. Consecutive events usually share their topic.
+    private var lastMatches: [Local]?
 
     private func pause(_ loop: IOLoop, now: MonotonicTime) {
         pausedSince = now
