@@ -80,6 +80,34 @@ struct EventPlaneTests {
         }
     }
 
+    /// Sequence numbers are given out in the order events are queued: tasks of one client
+    /// publishing one topic at once never make a subscriber see an older number after a newer
+    /// one (which it would count as a repeat and a gap).
+    @Test func concurrentPublishersOfOneTopic_inOneClient_deliverSequenceNumbersInOrder() async throws {
+        try await Harness.with { h in
+            let sub = try h.client(name: "sub").subscribe("race.>")
+            let collector = Collector(sub)
+            try await sub.confirm()
+            let pub = h.client(name: "race")
+            let perTask = 3000
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        for _ in 0..<perTask { try await pub.publish("race.t", payload: Array("{}".utf8)) }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(await collector.waitFor(count: 4 * perTask, timeout: .seconds(30)))
+            let seqs = collector.live.map(\.meta.seq)
+            let outOfOrder = zip(seqs, seqs.dropFirst()).filter { $0 + 1 != $1 }.count
+            #expect(seqs.first == 1 && seqs.count == 4 * perTask)
+            #expect(outOfOrder == 0)
+            #expect(collector.live.allSatisfy { $0.missed == 0 })
+            collector.stop()
+        }
+    }
+
     @Test func events_fromAnotherProcess_arriveInOrderWithoutGaps() async throws {
         try await Harness.with { h in
             try await h.startTestService(name: "pubsvc")

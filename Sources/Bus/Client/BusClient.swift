@@ -13,6 +13,9 @@ public final class BusClient: Sendable {
         /// Per published topic: the last sequence number and the topic's bytes (the event's
         /// first frame, made once per topic instead of once per event).
         var seqs: [String: (seq: UInt64, bytes: [UInt8])] = [:]
+        /// The last topic published and where it is in `seqs` (valid until `seqs` gets a new
+        /// key): a stream of one topic skips hashing and validating it on every event.
+        var lastTopic: (topic: String, index: Dictionary<String, (seq: UInt64, bytes: [UInt8])>.Index)?
         /// Topics whose retained publishes carry the `provisional` flag (see ``restore(_:as:deadline:service:)``).
         var provisional: Set<String> = []
         var nextID = 0
@@ -72,7 +75,7 @@ public final class BusClient: Sendable {
     ///     of a topic continues the sequence number the kernel holds for it.
     /// - Throws: ``BusError/invalidTopic(_:reason:)``, ``BusError/invalidPayload(_:)``,
     ///   ``BusError/closed``.
-    public func publish<T: Encodable>(
+    nonisolated(nonsending) public func publish<T: Encodable>(
         _ topic: String, _ value: T, retain: Bool = false, correlationID: String = "", causationID: String = ""
     ) async throws(BusError) {
         let payload: [UInt8]
@@ -85,39 +88,74 @@ public final class BusClient: Sendable {
     }
 
     /// Publishes raw payload bytes (JSON unless `contentType` says otherwise).
-    public func publish(
+    ///
+    /// Runs on the caller's executor (`nonisolated(nonsending)`): it takes a lock and copies the
+    /// event into the I/O thread's queue, and suspends only while the backlog is over its
+    /// high-water mark (flow control). A client numbers each topic's events in the order they
+    /// are queued, also when several tasks publish the topic at once.
+    nonisolated(nonsending) public func publish(
         _ topic: String, payload: [UInt8], retain: Bool = false, contentType: String = "application/json",
         correlationID: String = "", causationID: String = "", flags extra: EventMeta.Flags = []
     ) async throws(BusError) {
-        try Topic.validate(topic)
-        try checkSize(payload, what: "event on '\(topic)'")
-        if retain, !hasSequence(topic) {
-            let current = try? await retained(topic)
-            continueSequence(topic, after: current?.meta.seq ?? 0)
-        }
-        let (seq, topicBytes, metaTail) = nextSeq(topic, contentType: contentType, correlationID: correlationID, causationID: causationID)
         var flags = extra
-        if retain { flags.insert(.retained) }
-        if retain, isProvisional(topic) { flags.insert(.provisional) }
-        // Copied into the I/O thread's packed queue (meta frame written in place): no allocation
-        // per event on either thread, and no reference the I/O thread has to release.
-        try await flowControl(
-            io.publish(
-                topic: topicBytes, flags: flags, seq: seq, timestampMicros: WallClock.microsNow(), metaTail: metaTail,
-                payload: payload))
+        if retain {
+            try Topic.validate(topic)
+            try checkSize(payload, what: "event on '\(topic)'")
+            if !hasSequence(topic) {
+                let current = try? await retained(topic)
+                continueSequence(topic, after: current?.meta.seq ?? 0)
+            }
+            flags.insert(.retained)
+            if isProvisional(topic) { flags.insert(.provisional) }
+        }
+        let backlog = try enqueue(
+            topic, payload: payload, flags: flags, contentType: contentType, correlationID: correlationID, causationID: causationID)
+        // Flow control instead of silent drops when the kernel cannot keep up.
+        guard let backlog else { throw .closed }
+        if backlog > IOThread.highWater { await io.waitForRoom() }
+    }
+
+    /// Numbers the event and queues it for the I/O thread, under one hold of the client's lock:
+    /// two tasks publishing one topic queue their events in sequence order. The frames are
+    /// copied into the I/O thread's packed queue (the meta frame written in place): no
+    /// allocation per event on either thread, and no reference the I/O thread has to release.
+    /// Returns the publish backlog, nil when closed.
+    private func enqueue(
+        _ topic: String, payload: [UInt8], flags: EventMeta.Flags, contentType: String, correlationID: String, causationID: String
+    ) throws(BusError) -> Int? {
+        try state.withLock { s throws(BusError) -> Int? in
+            let index: Dictionary<String, (seq: UInt64, bytes: [UInt8])>.Index
+            if let last = s.lastTopic, last.topic == topic {
+                index = last.index
+            } else {
+                try Topic.validate(topic)
+                if let found = s.seqs.index(forKey: topic) {
+                    index = found
+                } else {
+                    s.seqs[topic] = (0, Array(topic.utf8))
+                    index = s.seqs.index(forKey: topic)!
+                }
+                s.lastTopic = (topic, index)
+            }
+            try checkSize(payload, what: "event on '\(topic)'")
+            if s.metaTail == nil || s.metaTail!.contentType != contentType || s.metaTail!.correlationID != correlationID
+                || s.metaTail!.causationID != causationID
+            {
+                let tail = EventMeta.encodeTail(
+                    source: options.name, instance: options.instance, contentType: contentType, correlationID: correlationID,
+                    causationID: causationID)
+                s.metaTail = (contentType, correlationID, causationID, tail)
+            }
+            s.seqs.values[index].seq += 1
+            return io.publish(
+                topic: s.seqs.values[index].bytes, flags: flags, seq: s.seqs.values[index].seq, timestampMicros: WallClock.microsNow(),
+                metaTail: s.metaTail!.bytes, payload: payload)
+        }
     }
 
     /// Sends already-encoded event frames (used by `busctl replay`).
     public func send(event frames: Frames) throws(BusError) {
         guard io.publish(frames: frames) != nil else { throw .closed }
-    }
-
-    /// Waits while the publish backlog is over its high-water mark (flow control instead of
-    /// silent drops when the kernel cannot keep up). `backlog` is what the I/O thread's
-    /// `publish` returned for an event just queued; nil means the client is closed.
-    private func flowControl(_ backlog: Int?) async throws(BusError) {
-        guard let backlog else { throw .closed }
-        if backlog > IOThread.highWater { await io.waitForRoom() }
     }
 
     /// `what` is only built for the error (not on every publish and call).
@@ -136,6 +174,7 @@ public final class BusClient: Sendable {
                 s.seqs.values[index].seq = max(s.seqs.values[index].seq, seq)
             } else {
                 s.seqs[topic] = (seq, Array(topic.utf8))
+                s.lastTopic = nil
             }
         }
     }
@@ -154,33 +193,6 @@ public final class BusClient: Sendable {
 
     func hasSequence(_ topic: String) -> Bool {
         state.withLock { $0.seqs[topic] != nil }
-    }
-
-    /// The next sequence number of `topic`, its bytes, and the encoded string fields of the
-    /// meta (one lock for all three).
-    private func nextSeq(
-        _ topic: String, contentType: String, correlationID: String, causationID: String
-    ) -> (seq: UInt64, topic: [UInt8], metaTail: [UInt8]) {
-        state.withLock { s in
-            let tail: [UInt8]
-            if let cached = s.metaTail, cached.contentType == contentType, cached.correlationID == correlationID,
-                cached.causationID == causationID
-            {
-                tail = cached.bytes
-            } else {
-                tail = EventMeta.encodeTail(
-                    source: options.name, instance: options.instance, contentType: contentType, correlationID: correlationID,
-                    causationID: causationID)
-                s.metaTail = (contentType, correlationID, causationID, tail)
-            }
-            if let index = s.seqs.index(forKey: topic) {
-                s.seqs.values[index].seq += 1
-                return (s.seqs.values[index].seq, s.seqs.values[index].bytes, tail)
-            }
-            let bytes = Array(topic.utf8)
-            s.seqs[topic] = (1, bytes)
-            return (1, bytes, tail)
-        }
     }
 
     // MARK: subscribe
