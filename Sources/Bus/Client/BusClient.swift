@@ -314,7 +314,19 @@ public struct BusSubscription: AsyncSequence, Sendable {
         @usableFromInline
         mutating func nextBatch() async -> BusEvent? {
             guard var next = await channel.nextEvents() else { return nil }
-            next.reverse()
+            // Reversed by moving the events, not through `reverse()`, whose swaps copy them
+            // (a retain and a release of each reference).
+            next.withUnsafeMutableBufferPointer { events in
+                guard var low = events.baseAddress, events.count > 1 else { return }
+                var high = low + (events.count - 1)
+                while low < high {
+                    let event = low.move()
+                    low.moveInitialize(from: high, count: 1)
+                    high.initialize(to: consume event)
+                    low += 1
+                    high -= 1
+                }
+            }
             batch = consume next
             return batch.popLast()
         }
