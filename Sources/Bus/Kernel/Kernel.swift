@@ -386,9 +386,10 @@ final class KernelLoop {
             events.totalBytes += UInt64(size)
             let isProbe = topicKey.starts(with: KernelGuard.probePrefix)
             if !isProbe {
-                let counters = lastCounters ?? events.counters(for: topicKey)
-                lastCounters = counters
-                tally(counters, size: size, source: sourceBytes(parts[1], metaSize), nowMs: nowMs)
+                // Assigned only when looked up: storing the same object again would cost a
+                // retain and a release per event.
+                if lastCounters == nil { lastCounters = events.counters(for: topicKey) }
+                tally(lastCounters!, size: size, source: sourceBytes(parts[1], metaSize), nowMs: nowMs)
             }
             if header.flags.contains(.retained) {
                 let topic = String(decoding: topicKey, as: UTF8.self)
