@@ -112,3 +112,19 @@ struct PackedEventsTests {
         #expect(try pair.receive() == [Array("t".utf8), meta(flags: [], seq: 101, time: 0), [101]])
     }
 }
+
+/// `send(event:)` takes frames as they are: an event with none is refused before it is queued.
+struct SendEventTests {
+    @Test func sendEvent_withNoFrames_throwsMalformed() async throws {
+        // Nothing listens here: the client never connects, as the event is refused first.
+        let endpoints = Endpoints(requests: "inproc://none-req", eventsIn: "inproc://none-in", eventsOut: "inproc://none-out")
+        let client = BusClient(options: BusOptions(endpoints: endpoints, name: "t"))
+        #expect {
+            try client.send(event: [])
+        } throws: { error in
+            guard case BusError.malformed(let what) = error else { return false }
+            return what.contains("at least one frame")
+        }
+        await client.close()
+    }
+}

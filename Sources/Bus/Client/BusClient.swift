@@ -154,7 +154,9 @@ public final class BusClient: Sendable {
     }
 
     /// Sends already-encoded event frames (used by `busctl replay`).
+    /// - Throws: ``BusError/malformed(_:)`` for no frames, ``BusError/closed``.
     public func send(event frames: Frames) throws(BusError) {
+        guard !frames.isEmpty else { throw .malformed("an event has at least one frame") }
         guard io.publish(frames: frames) != nil else { throw .closed }
     }
 

@@ -63,8 +63,9 @@ final class PackedEvents {
         count += 1
     }
 
-    /// Appends an event already encoded as frames (`BusClient.send(event:)`).
+    /// Appends an event already encoded as frames (`BusClient.send(event:)`; at least one).
     func append(frames: Frames) {
+        precondition(!frames.isEmpty, "a message has at least one frame")
         var size = 4
         for frame in frames { size += 4 + (frame.count <= Self.inlineLimit ? frame.count : 0) }
         reserve(size)
