@@ -4,22 +4,27 @@ import Foundation
 /// The process's one SUB socket: local subscriptions by pattern, reference-counted wire
 /// prefixes, fan-out of each event to every matching local subscription.
 final class SubscriberHandler: IOHandler {
-    /// A class, so that filling `pending` while iterating the subscriptions mutates in place
-    /// (a struct in a dictionary being iterated is copied on every write).
-    final class Local {
+    /// A local subscription. Kept by value in the handler's own array and changed in place
+    /// through it: no object whose reference is counted per event (a class per subscription
+    /// cost a retain and a release around each use), and no copy (a struct in a dictionary
+    /// being iterated was copied on every write).
+    struct Local {
+        let id: Int
         let patterns: [TopicPattern]
         let channel: EventChannel
         var gaps = GapTracker()
         var pending: [BusEvent] = []
 
-        init(patterns: [TopicPattern], channel: EventChannel) {
-            self.patterns = patterns
-            self.channel = channel
+        /// Adds `event` to the batch unless it repeats one already seen, with the gap before it.
+        mutating func accept(_ event: consuming BusEvent) {
+            guard let missed = gaps.record(event) else { return }
+            event.missed = missed
+            pending.append(event)
         }
     }
 
     let socket: ZMQSocket
-    private var locals: [Int: Local] = [:]
+    private var locals: [Local] = []
     private var prefixes: [[UInt8]: Int] = [:]
     var malformed: UInt64 = 0
     /// Since when reading is paused because a subscription's buffer is full (the events wait
@@ -51,13 +56,14 @@ final class SubscriberHandler: IOHandler {
             }
             prefixes[prefix] = count + 1
         }
-        locals[id] = Local(patterns: patterns, channel: channel)
+        locals.append(Local(id: id, patterns: patterns, channel: channel))
         lastMatches = nil
         return allExisting
     }
 
     func remove(id: Int) {
-        guard let local = locals.removeValue(forKey: id) else { return }
+        guard let index = locals.firstIndex(where: { $0.id == id }) else { return }
+        let local = locals.remove(at: index)
         lastMatches = nil
         // Finishing calls its room action, if the handler was waiting for it.
         local.channel.finish()
@@ -85,7 +91,7 @@ final class SubscriberHandler: IOHandler {
         var budget = 4096
         let now = MonotonicTime.now
         if grace > .zero, now >= lossyUntil {
-            for local in locals.values where local.channel.holdsProducer { budget = min(budget, local.channel.room) }
+            for local in locals where local.channel.holdsProducer { budget = min(budget, local.channel.room) }
             if budget <= 0 {
                 pause(loop, now: now)
                 return
@@ -102,9 +108,9 @@ final class SubscriberHandler: IOHandler {
             }
             collect(frameCount: count)
         }
-        for local in locals.values where !local.pending.isEmpty {
-            local.channel.push(local.pending)
-            local.pending.removeAll(keepingCapacity: true)
+        for index in locals.indices where !locals[index].pending.isEmpty {
+            locals[index].channel.push(locals[index].pending)
+            locals[index].pending.removeAll(keepingCapacity: true)
         }
     }
 
@@ -128,29 +134,17 @@ final class SubscriberHandler: IOHandler {
             malformed += 1
             return
         }
-        let matching: [Local]
-        if let lastMatches {
-            matching = lastMatches
-        } else {
-            matching = locals.values.filter { $0.patterns.contains { $0.matches(topic) } }
-            lastMatches = matching
-        }
-        guard let final = matching.last else { return }
-        var event = BusEvent(topic: topic, meta: meta, payload: Array(parts.bytes(2)))
-        for local in matching.dropLast() {
-            guard let missed = local.gaps.record(event) else { continue }
-            event.missed = missed
-            local.pending.append(event)
-        }
-        guard let missed = final.gaps.record(event) else { return }
-        event.missed = missed
+        if lastMatches == nil { lastMatches = locals.indices.filter { locals[$0].patterns.contains { $0.matches(topic) } } }
+        guard let final = lastMatches!.last else { return }
+        let event = BusEvent(topic: topic, meta: meta, payload: Array(parts.bytes(2)))
+        for index in lastMatches!.dropLast() { locals[index].accept(event) }
         // Moved, not copied: the last (usually the only) subscription takes the event itself.
-        final.pending.append(consume event)
+        locals[final].accept(consume event)
     }
 
-    /// The subscriptions matching `lastTopic`; nil after the topic changed or a subscription
-    /// came or went. Consecutive events usually share their topic.
-    private var lastMatches: [Local]?
+    /// Where in `locals` the subscriptions matching `lastTopic` are; nil after the topic changed
+    /// or a subscription came or went. Consecutive events usually share their topic.
+    private var lastMatches: [Int]?
 
     private func pause(_ loop: IOLoop, now: MonotonicTime) {
         pausedSince = now
@@ -160,7 +154,7 @@ final class SubscriberHandler: IOHandler {
     /// Asks every full buffer to resume reading once its consumer takes.
     private func waitForRoom() {
         let thread = self.thread
-        for local in locals.values where local.channel.blocksProducer {
+        for local in locals where local.channel.blocksProducer {
             local.channel.whenRoom { thread.submit { loop in loop.resumeSubscriber() } }
         }
     }
@@ -169,7 +163,7 @@ final class SubscriberHandler: IOHandler {
     /// for a while), or a subscription went away.
     func resume(_ loop: IOLoop) {
         guard pausedSince != nil else { return }
-        if locals.values.contains(where: { $0.channel.blocksProducer }) {
+        if locals.contains(where: { $0.channel.blocksProducer }) {
             // Another buffer is still full: keep waiting for it (the tick ends the grace).
             waitForRoom()
             return
