@@ -105,18 +105,18 @@ final class IOThread: TaskExecutor, Sendable {
     func publish(
         topic: [UInt8], flags: EventMeta.Flags, seq: UInt64, timestampMicros: UInt64, metaTail: [UInt8], payload: [UInt8]
     ) -> Int? {
-        enqueue {
+        queuePublish {
             $0.append(topic: topic, flags: flags, seq: seq, timestampMicros: timestampMicros, metaTail: metaTail, payload: payload)
         }
     }
 
     /// Queues an event already encoded as frames; like the other `publish`.
     func publish(frames: Frames) -> Int? {
-        enqueue { $0.append(frames: frames) }
+        queuePublish { $0.append(frames: frames) }
     }
 
     @inline(__always)
-    private func enqueue(_ append: (PackedEvents) -> Void) -> Int? {
+    private func queuePublish(_ append: (PackedEvents) -> Void) -> Int? {
         let (backlog, wasEmpty) = queue.withLock { q -> (Int?, Bool) in
             guard !q.stopping else { return (nil, false) }
             append(q.publishes)

@@ -46,38 +46,23 @@ final class PackedEvents {
         topic: [UInt8], flags: EventMeta.Flags, seq: UInt64, timestampMicros: UInt64, metaTail: [UInt8], payload: [UInt8]
     ) {
         let metaSize = EventMeta.fixedSize + metaTail.count
-        let inlinePayload = payload.count <= Self.inlineLimit
-        reserve(4 + 4 + topic.count + 4 + metaSize + 4 + (inlinePayload ? payload.count : 0))
+        reserve(4 + Self.room(topic) + 4 + metaSize + Self.room(payload))
         put(UInt32(3))
-        put(topic)
+        putFrame(topic)
         put(UInt32(metaSize))
         EventMeta.writeFixed(flags: flags, seq: seq, timestampMicros: timestampMicros, to: storage + used)
         used += EventMeta.fixedSize
         metaTail.withUnsafeBytes { copy($0) }
-        if inlinePayload {
-            put(payload)
-        } else {
-            put(Self.byReference)
-            large.append(payload)
-        }
+        putFrame(payload)
         count += 1
     }
 
     /// Appends an event already encoded as frames (`BusClient.send(event:)`; at least one).
     func append(frames: Frames) {
         precondition(!frames.isEmpty, "a message has at least one frame")
-        var size = 4
-        for frame in frames { size += 4 + (frame.count <= Self.inlineLimit ? frame.count : 0) }
-        reserve(size)
+        reserve(frames.reduce(4) { $0 + Self.room($1) })
         put(UInt32(frames.count))
-        for frame in frames {
-            if frame.count <= Self.inlineLimit {
-                put(frame)
-            } else {
-                put(Self.byReference)
-                large.append(frame)
-            }
-        }
+        for frame in frames { putFrame(frame) }
         count += 1
     }
 
@@ -113,8 +98,7 @@ final class PackedEvents {
             let sent: Bool
             do throws(ZMQError) {
                 if length == Self.byReference {
-                    let result = large[largeIndex].withUnsafeBytes { bytes in Result { () throws(ZMQError) in try socket.send(bytes, more: more) } }
-                    sent = try result.get()
+                    sent = try socket.sendFrame(large[largeIndex], more: more, dontWait: true)
                     largeIndex += 1
                 } else {
                     sent = try socket.send(UnsafeRawBufferPointer(start: storage + offset, count: Int(length)), more: more)
@@ -152,10 +136,19 @@ final class PackedEvents {
         used += 4
     }
 
-    /// A length and the bytes (room reserved).
-    private func put(_ bytes: [UInt8]) {
-        put(UInt32(bytes.count))
-        bytes.withUnsafeBytes { copy($0) }
+    /// What a frame takes in the buffer: its length field, and its bytes unless referenced.
+    private static func room(_ frame: [UInt8]) -> Int { 4 + (frame.count <= inlineLimit ? frame.count : 0) }
+
+    /// A frame's length and bytes, or for one over ``inlineLimit`` the mark and a reference to
+    /// it (room reserved).
+    private func putFrame(_ frame: [UInt8]) {
+        guard frame.count <= Self.inlineLimit else {
+            put(Self.byReference)
+            large.append(frame)
+            return
+        }
+        put(UInt32(frame.count))
+        frame.withUnsafeBytes { copy($0) }
     }
 
     private func copy(_ bytes: UnsafeRawBufferPointer) {

@@ -183,7 +183,7 @@ public final class ZMQSocket {
     }
 
     /// One frame; false on `EAGAIN`.
-    private func sendFrame(_ frame: [UInt8], more: Bool, dontWait: Bool) throws(ZMQError) -> Bool {
+    func sendFrame(_ frame: [UInt8], more: Bool, dontWait: Bool) throws(ZMQError) -> Bool {
         let raw = self.raw
         needsEventCheck = true
         let flags = (dontWait ? ZMQ_DONTWAIT : 0) | (more ? ZMQ_SNDMORE : 0)
