@@ -23,10 +23,69 @@ final class SubscriberHandler: IOHandler {
         }
     }
 
+    /// What reading a batch changes, kept together so that `readable` changes it through one
+    /// access for the whole batch: as fields of the handler (a class), every event paid dynamic
+    /// exclusivity checks and a retain and a release of the arrays it read.
+    struct Intake {
+        var locals: [Local] = []
+        /// Where in `locals` the subscriptions matching `lastTopic` are; nil after the topic
+        /// changed or a subscription came or went. Consecutive events usually share their topic.
+        var lastMatches: [Int]?
+        /// The last topic's bytes and string: consecutive events usually share their topic.
+        var lastTopic: (bytes: [UInt8], text: String) = ([], "")
+        var metaCache = EventMeta.DecodeCache()
+        var malformed: UInt64 = 0
+
+        /// Receives up to `budget` messages from `socket` into `parts`, adds each event to the
+        /// batch of every local subscription it matches, then hands each its batch.
+        mutating func read(_ socket: ZMQSocket, into parts: ZMQParts, budget: Int, logger: Logger) {
+            for _ in 0..<budget {
+                let count: Int
+                do {
+                    guard let received = try parts.receive(socket) else { break }
+                    count = received
+                } catch {
+                    logger.error("subscriber receive failed", metadata: ["error": error.description])
+                    break
+                }
+                collect(parts, frameCount: count)
+            }
+            for index in locals.indices where !locals[index].pending.isEmpty {
+                locals[index].channel.push(locals[index].pending)
+                locals[index].pending.removeAll(keepingCapacity: true)
+            }
+        }
+
+        private mutating func topic(_ bytes: UnsafeRawBufferPointer) -> String? {
+            if !bytes.isEmpty, lastTopic.bytes.hasSameBytes(as: bytes) { return lastTopic.text }
+            guard let text = UTF8Text.string(bytes.bindMemory(to: UInt8.self)) else { return nil }
+            lastTopic = (Array(bytes), text)
+            lastMatches = nil
+            return text
+        }
+
+        private mutating func collect(_ parts: ZMQParts, frameCount: Int) {
+            guard frameCount == 3, let topic = topic(parts.bytes(0)),
+                let meta = try? EventMeta.decode(parts.bytes(1), cache: &metaCache)
+            else {
+                malformed += 1
+                return
+            }
+            if lastMatches == nil { lastMatches = locals.indices.filter { locals[$0].patterns.contains { $0.matches(topic) } } }
+            let count = lastMatches!.count
+            guard count > 0 else { return }
+            let event = BusEvent(topic: topic, meta: consume meta, payload: Array(parts.bytes(2)))
+            // By position: iterating a slice of the matches retained and released their array.
+            for position in 0..<(count - 1) { locals[lastMatches![position]].accept(event) }
+            // Moved, not copied: the last (usually the only) subscription takes the event itself.
+            locals[lastMatches![count - 1]].accept(consume event)
+        }
+    }
+
     let socket: ZMQSocket
-    private var locals: [Local] = []
+    private var intake = Intake()
+    private var locals: [Local] { intake.locals }
     private var prefixes: [[UInt8]: Int] = [:]
-    var malformed: UInt64 = 0
     /// Since when reading is paused because a subscription's buffer is full (the events wait
     /// in the socket and the kernel); nil while reading.
     private(set) var pausedSince: MonotonicTime?
@@ -56,15 +115,15 @@ final class SubscriberHandler: IOHandler {
             }
             prefixes[prefix] = count + 1
         }
-        locals.append(Local(id: id, patterns: patterns, channel: channel))
-        lastMatches = nil
+        intake.locals.append(Local(id: id, patterns: patterns, channel: channel))
+        intake.lastMatches = nil
         return allExisting
     }
 
     func remove(id: Int) {
         guard let index = locals.firstIndex(where: { $0.id == id }) else { return }
-        let local = locals.remove(at: index)
-        lastMatches = nil
+        let local = intake.locals.remove(at: index)
+        intake.lastMatches = nil
         // Finishing calls its room action, if the handler was waiting for it.
         local.channel.finish()
         for prefix in Set(local.patterns.map(\.wirePrefix)) {
@@ -97,54 +156,8 @@ final class SubscriberHandler: IOHandler {
                 return
             }
         }
-        for _ in 0..<budget {
-            let count: Int
-            do {
-                guard let received = try parts.receive(socket) else { break }
-                count = received
-            } catch {
-                loop.logger.error("subscriber receive failed", metadata: ["error": error.description])
-                break
-            }
-            collect(frameCount: count)
-        }
-        for index in locals.indices where !locals[index].pending.isEmpty {
-            locals[index].channel.push(locals[index].pending)
-            locals[index].pending.removeAll(keepingCapacity: true)
-        }
+        intake.read(socket, into: parts, budget: budget, logger: loop.logger)
     }
-
-    private var metaCache = EventMeta.DecodeCache()
-
-    /// The last topic's bytes and string: consecutive events usually share their topic.
-    private var lastTopic: (bytes: [UInt8], text: String) = ([], "")
-
-    private func topic(_ bytes: UnsafeRawBufferPointer) -> String? {
-        if !bytes.isEmpty, lastTopic.bytes.hasSameBytes(as: bytes) { return lastTopic.text }
-        guard let text = UTF8Text.string(bytes.bindMemory(to: UInt8.self)) else { return nil }
-        lastTopic = (Array(bytes), text)
-        lastMatches = nil
-        return text
-    }
-
-    private func collect(frameCount: Int) {
-        guard frameCount == 3, let topic = topic(parts.bytes(0)),
-            let meta = try? EventMeta.decode(parts.bytes(1), cache: &metaCache)
-        else {
-            malformed += 1
-            return
-        }
-        if lastMatches == nil { lastMatches = locals.indices.filter { locals[$0].patterns.contains { $0.matches(topic) } } }
-        guard let final = lastMatches!.last else { return }
-        let event = BusEvent(topic: topic, meta: meta, payload: Array(parts.bytes(2)))
-        for index in lastMatches!.dropLast() { locals[index].accept(event) }
-        // Moved, not copied: the last (usually the only) subscription takes the event itself.
-        locals[final].accept(consume event)
-    }
-
-    /// Where in `locals` the subscriptions matching `lastTopic` are; nil after the topic changed
-    /// or a subscription came or went. Consecutive events usually share their topic.
-    private var lastMatches: [Int]?
 
     private func pause(_ loop: IOLoop, now: MonotonicTime) {
         pausedSince = now
