@@ -339,6 +339,9 @@ final class KernelLoop {
             self.held = nil
         }
         let nowMs = uptimeMs(now)
+        // Read once per batch: `xsub` is a variable of this class, so each use per event cost
+        // a retain, a release and an exclusivity check.
+        let xsub = self.xsub
         for _ in 0..<limit {
             let count: Int
             do {
