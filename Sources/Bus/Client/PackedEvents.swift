@@ -82,6 +82,13 @@ final class PackedEvents {
     /// send fails otherwise the cursor still moves past the event, then the error is thrown.
     func send(at cursor: inout Cursor, on socket: ZMQSocket) throws(ZMQError) -> Bool {
         precondition(cursor.event < count, "no event at the cursor")
+        // Read once: each use of a variable of this class per frame cost a dynamic
+        // exclusivity check.
+        let base = UnsafeRawPointer(storage)
+        func load(at offset: inout Int) -> UInt32 {
+            defer { offset += 4 }
+            return base.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+        }
         var offset = cursor.offset
         var largeIndex = cursor.large
         let frames = Int(load(at: &offset))
@@ -101,7 +108,7 @@ final class PackedEvents {
                     sent = try socket.sendFrame(large[largeIndex], more: more, dontWait: true)
                     largeIndex += 1
                 } else {
-                    sent = try socket.send(UnsafeRawBufferPointer(start: storage + offset, count: Int(length)), more: more)
+                    sent = try socket.send(UnsafeRawBufferPointer(start: base + offset, count: Int(length)), more: more)
                     offset += Int(length)
                 }
             } catch {
@@ -157,8 +164,4 @@ final class PackedEvents {
         used += bytes.count
     }
 
-    private func load(at offset: inout Int) -> UInt32 {
-        defer { offset += 4 }
-        return storage.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
-    }
 }

@@ -40,6 +40,9 @@ final class PublisherHandler: IOHandler {
     /// Sends held events in order until the socket is full or none is left.
     private func flush(_ loop: IOLoop) {
         var sent = 0
+        // A local copy: the field, changed in place per event, cost a dynamic exclusivity check each.
+        var cursor = self.cursor
+        defer { self.cursor = cursor }
         while let batch = held.first {
             while !batch.isFinished(cursor) {
                 do {
