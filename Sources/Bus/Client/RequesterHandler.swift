@@ -44,12 +44,40 @@ final class RequesterHandler: IOHandler {
     }
 
     func send(id: UInt64, customID: String?, service: String, body: Frames, deadline: MonotonicTime, completion: @escaping Completion) {
-        let frames = MDP.clientRequest(service: service, body: body)
-        pending[id] = Pending(service: service, customID: customID, frames: frames, deadline: deadline, sent: false, completion: completion)
+        var sent = false
+        if unsent.isEmpty {
+            // Nothing waits before it: straight to libzmq, frame by frame, without building the
+            // message's frame list or keeping it.
+            do {
+                sent = try sendNow(service: service, body: body)
+            } catch {
+                completion(.failed(.zmq(error)))
+                return
+            }
+        }
+        let frames = sent ? [] : MDP.clientRequest(service: service, body: body)
+        pending[id] = Pending(service: service, customID: customID, frames: frames, deadline: deadline, sent: sent, completion: completion)
         if let customID { customIDs[customID] = id }
         if earliest == nil || deadline < earliest! { earliest = deadline }
-        unsent.append(id)
-        flush()
+        if !sent {
+            unsent.append(id)
+            flush()
+        }
+    }
+
+    /// Sends `[""][MDPC01][service][body...]` without waiting; false when the socket would
+    /// block (no connection yet, or a full pipe), and then nothing was sent.
+    private func sendNow(service: String, body: Frames) throws(ZMQError) -> Bool {
+        // Only the first frame can hit EAGAIN: libzmq queues the rest atomically.
+        guard try socket.sendFrame([], more: true, dontWait: true) else { return false }
+        _ = try socket.sendFrame(MDP.client, more: true, dontWait: true)
+        var name = service
+        let more = !body.isEmpty
+        _ = try name.withUTF8 { bytes in Result { () throws(ZMQError) in try socket.send(UnsafeRawBufferPointer(bytes), more: more) } }.get()
+        for (index, frame) in body.enumerated() {
+            _ = try socket.sendFrame(frame, more: index < body.count - 1, dontWait: true)
+        }
+        return true
     }
 
     func cancel(id: UInt64) {

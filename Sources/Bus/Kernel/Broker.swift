@@ -66,6 +66,8 @@ public struct Broker {
     final class Worker {
         let identity: [UInt8]
         let service: String
+        /// `service` as the frame of the replies routed from this worker, made once.
+        let serviceFrame: [UInt8]
         /// The record of `service`: kept while it has workers, so a reply needs no look-up.
         let record: Service
         let info: WorkerInfo
@@ -87,6 +89,7 @@ public struct Broker {
         init(identity: [UInt8], service: String, record: Service, info: WorkerInfo, expiry: MonotonicTime, now: MonotonicTime) {
             self.identity = identity
             self.service = service
+            self.serviceFrame = Array(service.utf8)
             self.record = record
             self.info = info
             self.credit = info.effectiveCredit
@@ -381,7 +384,7 @@ public struct Broker {
         worker.lastSeen = now
         let record = worker.record
         record.stats.record(status: status ?? 200, latencyNanos: now.nanoseconds(since: inFlight.dispatched), now: now)
-        var actions: [Action] = [.send(MDP.clientReply(to: client, service: worker.service, body: body))]
+        var actions: [Action] = [.send(MDP.clientReply(to: client, serviceFrame: worker.serviceFrame, body: body))]
         if worker.draining {
             if worker.inFlight.isEmpty {
                 actions += removeWorker(sender, now: now, reason: "drained")

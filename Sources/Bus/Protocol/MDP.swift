@@ -79,7 +79,12 @@ public enum MDP {
 
     /// Broker -> client: `[id][""][MDPC01][service][body...]`.
     public static func clientReply(to client: [UInt8], service: String, body: Frames) -> Frames {
-        message([client, [], Self.client, Array(service.utf8)], body: body)
+        clientReply(to: client, serviceFrame: Array(service.utf8), body: body)
+    }
+
+    /// ``clientReply(to:service:body:)`` with the service name's frame made beforehand.
+    static func clientReply(to client: [UInt8], serviceFrame: [UInt8], body: Frames) -> Frames {
+        message([client, [], Self.client, serviceFrame], body: body)
     }
 
     /// Broker -> worker: `[id][""][MDPW01][0x02][client][""][body...]`.
