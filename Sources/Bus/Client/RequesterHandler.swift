@@ -22,7 +22,8 @@ final class RequesterHandler: IOHandler {
         var service: String
         /// The id the caller gave (sent instead of the number).
         var customID: String?
-        var frames: Frames
+        /// The request body until it is sent.
+        var body: Frames
         var deadline: MonotonicTime
         var sent: Bool
         var completion: Completion
@@ -46,38 +47,21 @@ final class RequesterHandler: IOHandler {
     func send(id: UInt64, customID: String?, service: String, body: Frames, deadline: MonotonicTime, completion: @escaping Completion) {
         var sent = false
         if unsent.isEmpty {
-            // Nothing waits before it: straight to libzmq, frame by frame, without building the
-            // message's frame list or keeping it.
+            // Nothing waits before it: straight to libzmq, without going through `unsent`.
             do {
-                sent = try sendNow(service: service, body: body)
+                sent = try MDP.sendClientRequest(service: service, body: body, on: socket)
             } catch {
                 completion(.failed(.zmq(error)))
                 return
             }
         }
-        let frames = sent ? [] : MDP.clientRequest(service: service, body: body)
-        pending[id] = Pending(service: service, customID: customID, frames: frames, deadline: deadline, sent: sent, completion: completion)
+        pending[id] = Pending(service: service, customID: customID, body: sent ? [] : body, deadline: deadline, sent: sent, completion: completion)
         if let customID { customIDs[customID] = id }
         if earliest == nil || deadline < earliest! { earliest = deadline }
         if !sent {
             unsent.append(id)
             flush()
         }
-    }
-
-    /// Sends `[""][MDPC01][service][body...]` without waiting; false when the socket would
-    /// block (no connection yet, or a full pipe), and then nothing was sent.
-    private func sendNow(service: String, body: Frames) throws(ZMQError) -> Bool {
-        // Only the first frame can hit EAGAIN: libzmq queues the rest atomically.
-        guard try socket.sendFrame([], more: true, dontWait: true) else { return false }
-        _ = try socket.sendFrame(MDP.client, more: true, dontWait: true)
-        var name = service
-        let more = !body.isEmpty
-        _ = try name.withUTF8 { bytes in Result { () throws(ZMQError) in try socket.send(UnsafeRawBufferPointer(bytes), more: more) } }.get()
-        for (index, frame) in body.enumerated() {
-            _ = try socket.sendFrame(frame, more: index < body.count - 1, dontWait: true)
-        }
-        return true
     }
 
     func cancel(id: UInt64) {
@@ -114,7 +98,7 @@ final class RequesterHandler: IOHandler {
                 continue
             }
             do {
-                guard try socket.send(pending.values[index].frames) else { return }
+                guard try MDP.sendClientRequest(service: pending.values[index].service, body: pending.values[index].body, on: socket) else { return }
             } catch {
                 let request = remove(at: index)
                 done += 1
@@ -122,8 +106,8 @@ final class RequesterHandler: IOHandler {
                 continue
             }
             pending.values[index].sent = true
-            // Sent: the frames are not needed any more.
-            pending.values[index].frames = []
+            // Sent: the body is not needed any more.
+            pending.values[index].body = []
             done += 1
         }
     }

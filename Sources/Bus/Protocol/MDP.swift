@@ -102,6 +102,20 @@ public enum MDP {
         message([[], Self.client, Array(service.utf8)], body: body)
     }
 
+    /// Sends ``clientRequest(service:body:)``'s frames on `socket` one by one without building
+    /// the list (the service name from the string's own storage), without waiting. False when
+    /// the socket would block, and then nothing was sent.
+    static func sendClientRequest(service: String, body: Frames, on socket: ZMQSocket) throws(ZMQError) -> Bool {
+        // Only the first frame can hit EAGAIN: libzmq queues the rest atomically.
+        guard try socket.sendFrame([], more: true, dontWait: true) else { return false }
+        _ = try socket.sendFrame(Self.client, more: true, dontWait: true)
+        _ = try socket.send(utf8: service, more: !body.isEmpty)
+        for (index, frame) in body.enumerated() {
+            _ = try socket.sendFrame(frame, more: index < body.count - 1, dontWait: true)
+        }
+        return true
+    }
+
     /// Worker (DEALER) -> broker.
     public static func workerReady(service: String, metadata: [UInt8]) -> Frames {
         [[], Self.worker, frame(.ready), Array(service.utf8), metadata]

@@ -180,18 +180,28 @@ public final class ZMQSocket {
     /// Sends one frame from memory libzmq copies at once, without waiting; false on `EAGAIN`.
     /// `more` says another frame of the message follows.
     public func send(_ bytes: UnsafeRawBufferPointer, more: Bool) throws(ZMQError) -> Bool {
-        let raw = self.raw
-        needsEventCheck = true
-        let flags = ZMQ_DONTWAIT | (more ? ZMQ_SNDMORE : 0)
-        return try zmqCall("zmq_send(\(endpoint))") { zmq_send(raw, bytes.baseAddress, bytes.count, flags) } != nil
+        try sendFrame(more: more, dontWait: true) { zmq_send($0, bytes.baseAddress, bytes.count, $1) }
     }
 
     /// One frame; false on `EAGAIN`.
     func sendFrame(_ frame: [UInt8], more: Bool, dontWait: Bool) throws(ZMQError) -> Bool {
+        try sendFrame(more: more, dontWait: dontWait) { raw, flags in frame.withUnsafeBytes { zmq_send(raw, $0.baseAddress, $0.count, flags) } }
+    }
+
+    /// One frame of `text`'s UTF-8, sent from the string's own storage without waiting; false
+    /// on `EAGAIN`.
+    func send(utf8 text: String, more: Bool) throws(ZMQError) -> Bool {
+        var text = text
+        return try sendFrame(more: more, dontWait: true) { raw, flags in text.withUTF8 { zmq_send(raw, $0.baseAddress, $0.count, flags) } }
+    }
+
+    /// The frame sends above: `send` calls `zmq_send` with the socket and the flags.
+    @inline(__always)
+    private func sendFrame(more: Bool, dontWait: Bool, _ send: (UnsafeMutableRawPointer, Int32) -> Int32) throws(ZMQError) -> Bool {
         let raw = self.raw
         needsEventCheck = true
         let flags = (dontWait ? ZMQ_DONTWAIT : 0) | (more ? ZMQ_SNDMORE : 0)
-        return try zmqCall("zmq_send(\(endpoint))") { frame.withUnsafeBytes { zmq_send(raw, $0.baseAddress, $0.count, flags) } } != nil
+        return try zmqCall("zmq_send(\(endpoint))") { send(raw, flags) } != nil
     }
 
     /// Receives one whole multipart message, or `nil` when none is waiting (`dontWait`).
