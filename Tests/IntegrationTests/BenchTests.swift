@@ -23,6 +23,14 @@ struct BenchTests {
                 #expect(figure["ratio"] is Double)
             }
         }
+        if scenario == "reqrep" {
+            // At 64 in flight the raw path also runs with a bus request's frames: the frame ceiling.
+            let inFlight = try #require(figures.first { $0["name"] as? String == "reqrep 64 in flight" })
+            let shaped = try #require(inFlight["raw_with_bus_frames"] as? [String: Any])
+            #expect((shaped["median"] as? Double ?? 0) > 0)
+            #expect(inFlight["frame_ceiling"] is Double)
+            #expect(inFlight["ratio_to_raw_with_bus_frames"] is Double)
+        }
         #expect(result.stderr.contains("bench: "))  // the progress line
         await h.shutdown()
     }

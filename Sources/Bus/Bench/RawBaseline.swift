@@ -188,8 +188,19 @@ public enum RawBaseline {
         return latencies
     }
 
-    /// DEALER with `inFlight` requests outstanding -> proxy -> REP. Requests per second.
-    public static func reqrepThroughput(size: Int, inFlight: Int, seconds: Double, port: Int) throws -> Double {
+    /// The frames a `BusClient.call` of method `echo` on service `benchsvc` with a `size`-byte
+    /// payload puts after the empty delimiter: `[MDPC01][benchsvc][one-frame body]`, the body
+    /// carrying the same binary meta (id, timeout, caller) as the bus's caller sends. Used to run
+    /// the raw forwarder with the bus's 7/MDP frame shape: what libzmq alone does with them.
+    public static func mdpShapedRequest(size: Int) -> Frames {
+        let meta = RequestMeta(id: "1000000", timeoutMs: 10_000, caller: "benchcaller")
+        let body = RequestBody(method: "echo", meta: meta, payload: [UInt8](repeating: 0x61, count: size))
+        return [MDP.client, Array("benchsvc".utf8)] + body.encode(oneFrame: true, binaryMeta: true)
+    }
+
+    /// DEALER with `inFlight` requests outstanding -> proxy -> REP. Requests per second. Each
+    /// request is `[""]` then `request` (the REP echoes it), by default one `size`-byte frame.
+    public static func reqrepThroughput(size: Int, inFlight: Int, seconds: Double, port: Int, request: Frames? = nil) throws -> Double {
         let proxyContext = ZMQContext(ioThreads: 1)
         defer { proxyContext.terminate() }
         let workerContext = ZMQContext(ioThreads: 1)
@@ -204,15 +215,15 @@ public enum RawBaseline {
         defer { dealer.close() }
         try dealer.set(ZMQ_RCVTIMEO, 2000)
         try dealer.connect(proxy.frontend)
-        let payload = [UInt8](repeating: 0x61, count: size)
-        for _ in 0..<inFlight { try dealer.send([[], payload], dontWait: false) }
+        let message = [[]] + (request ?? [[UInt8](repeating: 0x61, count: size)])
+        for _ in 0..<inFlight { try dealer.send(message, dontWait: false) }
         var done = 0
         let start = WallClock.nanos()
         let end = start + UInt64(seconds * 1e9)
         while WallClock.nanos() < end {
             guard try dealer.receive(dontWait: false) != nil else { break }
             done += 1
-            try dealer.send([[], payload], dontWait: false)
+            try dealer.send(message, dontWait: false)
         }
         return Double(done) / (Double(WallClock.nanos() - start) / 1e9)
     }
