@@ -25,6 +25,15 @@ public final class ZMQSocket {
     /// asks for ``events()`` before it waits. A receive that ends in `EAGAIN` and ``events()``
     /// clear it; anything else that reaches libzmq sets it.
     @exclusivity(unchecked) public internal(set) var needsEventCheck = true
+    /// The last small frame ``receive(dontWait:property:)`` read at each of a message's first
+    /// positions. A frame with the same bytes at the same position is handed out as that array
+    /// again instead of a new one: on a request-plane socket the 7/MDP headers (`MDPC01`,
+    /// `MDPW01`, the command byte), a busy peer's routing id and a service's name repeat on
+    /// nearly every message, and each was an allocation and a free. Confined to the socket's
+    /// thread like `handle`, changed in place only.
+    @exclusivity(unchecked) private var recentFrames = [[UInt8]](repeating: [], count: ZMQSocket.recentPositions)
+    static let recentPositions = 8
+    static let recentMaxSize = 32
 
     /// Creates a socket of `type` on `context` and applies `tuning`.
     public init(_ context: ZMQContext, _ type: ZMQSocketType, tuning: SocketTuning = .default) throws(ZMQError) {
@@ -233,8 +242,13 @@ public final class ZMQSocket {
                 return nil
             }
             let size = zmq_msg_size(&msg)
+            let position = frames.count
             if size == 0 {
                 frames.append([])
+            } else if size <= Self.recentMaxSize, position < Self.recentPositions {
+                let bytes = UnsafeRawBufferPointer(start: zmq_msg_data(&msg)!, count: size)
+                if !recentFrames[position].hasSameBytes(as: bytes) { recentFrames[position] = Array(bytes) }
+                frames.append(recentFrames[position])
             } else {
                 let data = zmq_msg_data(&msg)!
                 frames.append(Array(UnsafeRawBufferPointer(start: data, count: size)))
