@@ -26,6 +26,13 @@ struct ZMQReceiveTests {
             [MDP.worker, [], Array("a longer service name".utf8)],  // positions shift
             [[UInt8](repeating: 7, count: limit), [UInt8](repeating: 7, count: limit)],  // the largest kept size
             [[UInt8](repeating: 7, count: limit), [UInt8](repeating: 8, count: limit)],  // differs in the last byte only
+            [Array("client-a".utf8), [], MDP.client, Array("svc".utf8)],  // two shapes interleaved,
+            [Array("worker-b".utf8), [], MDP.worker, [3]],  // as on the kernel's ROUTER
+            [Array("client-a".utf8), [], MDP.client, Array("svc".utf8)],
+            [Array("worker-b".utf8), [], MDP.worker, [3]],
+            [Array("client-c".utf8), [], MDP.client, Array("svd".utf8)],  // a third pushes the oldest out
+            [Array("worker-b".utf8), [], MDP.worker, [3]],
+            [Array("client-a".utf8), [], MDP.client, Array("svc".utf8)],
             (0..<12).map { [UInt8($0)] },  // more positions than are kept
             (0..<12).map { [UInt8($0 + 1)] },
         ]

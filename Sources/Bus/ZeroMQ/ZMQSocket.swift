@@ -25,13 +25,15 @@ public final class ZMQSocket {
     /// asks for ``events()`` before it waits. A receive that ends in `EAGAIN` and ``events()``
     /// clear it; anything else that reaches libzmq sets it.
     @exclusivity(unchecked) public internal(set) var needsEventCheck = true
-    /// The last small frame ``receive(dontWait:property:)`` read at each of a message's first
-    /// positions. A frame with the same bytes at the same position is handed out as that array
-    /// again instead of a new one: on a request-plane socket the 7/MDP headers (`MDPC01`,
-    /// `MDPW01`, the command byte), a busy peer's routing id and a service's name repeat on
-    /// nearly every message, and each was an allocation and a free. Confined to the socket's
-    /// thread like `handle`, changed in place only.
-    @exclusivity(unchecked) private var recentFrames = [[UInt8]](repeating: [], count: ZMQSocket.recentPositions)
+    /// The last two different small frames ``receive(dontWait:property:)`` read at each of a
+    /// message's first positions (slots `2 * position`, the newer, and `2 * position + 1`). A
+    /// frame with the same bytes at the same position is handed out as that array again instead
+    /// of a new one: on a request-plane socket the 7/MDP headers (`MDPC01`, `MDPW01`, the
+    /// command byte), a busy peer's routing id and a service's name repeat on nearly every
+    /// message, and each was an allocation and a free. Two per position because the kernel's
+    /// ROUTER interleaves two shapes, client requests and worker replies. Confined to the
+    /// socket's thread like `handle`, changed in place only.
+    @exclusivity(unchecked) private var recentFrames = [[UInt8]](repeating: [], count: 2 * ZMQSocket.recentPositions)
     static let recentPositions = 8
     static let recentMaxSize = 32
 
@@ -247,8 +249,13 @@ public final class ZMQSocket {
                 frames.append([])
             } else if size <= Self.recentMaxSize, position < Self.recentPositions {
                 let bytes = UnsafeRawBufferPointer(start: zmq_msg_data(&msg)!, count: size)
-                if !recentFrames[position].hasSameBytes(as: bytes) { recentFrames[position] = Array(bytes) }
-                frames.append(recentFrames[position])
+                let newer = 2 * position
+                if !recentFrames[newer].hasSameBytes(as: bytes) {
+                    // The older slot takes the newer's place either way; a match there is reused.
+                    recentFrames.swapAt(newer, newer + 1)
+                    if !recentFrames[newer].hasSameBytes(as: bytes) { recentFrames[newer] = Array(bytes) }
+                }
+                frames.append(recentFrames[newer])
             } else {
                 let data = zmq_msg_data(&msg)!
                 frames.append(Array(UnsafeRawBufferPointer(start: data, count: size)))
