@@ -59,8 +59,15 @@ public struct RequestBody: Equatable, Sendable {
     /// only what that holds (a decimal id, a timeout, a caller).
     public func encode(oneFrame: Bool = false, binaryMeta: Bool = false) -> Frames {
         let methodCount = method.utf8.count
-        let binary = oneFrame && binaryMeta && methodCount <= 255 ? meta.binary() : nil
-        let metaBytes = binary ?? meta.json()
+        if oneFrame, binaryMeta, methodCount <= 255, let fields = meta.binaryFields() {
+            // Binary meta is written straight into the frame, without an array of its own.
+            let frame = OneFrameBody.pack(headCount: 1 + methodCount, metaCount: fields.count, payload: payload, meta: fields.write) { head in
+                head.append(UInt8(methodCount))
+                head.append(contentsOf: method.utf8)
+            }
+            return [frame]
+        }
+        let metaBytes = meta.json()
         guard oneFrame, methodCount <= 255, metaBytes.count <= 0xFFFF else { return [Array(method.utf8), metaBytes, payload] }
         let frame = OneFrameBody.pack(headCount: 1 + methodCount, meta: metaBytes, payload: payload) { head in
             head.append(UInt8(methodCount))
@@ -160,24 +167,29 @@ public struct RequestBody: Equatable, Sendable {
             guard let parts = oneFrameParts(frame) else {
                 throw .malformed("one-frame request body is truncated (its lengths run past its \(frame.count) bytes)")
             }
-            return try decode(method: Array(frame[parts.method]), meta: Array(frame[parts.meta]), payload: Array(frame[parts.payload]))
+            // Method and meta are read in place; only the payload becomes an array of its own.
+            return try decode(method: frame[parts.method], meta: frame[parts.meta], payload: Array(frame[parts.payload]))
         }
         return try decode(
-            method: start < frames.count ? frames[start] : [], meta: frames.count > start + 1 ? frames[start + 1] : [],
+            method: start < frames.count ? frames[start][...] : [], meta: frames.count > start + 1 ? frames[start + 1][...] : [],
             payload: frames.count > start + 2 ? frames[start + 2] : [])
     }
 
-    private static func decode(method methodBytes: [UInt8], meta metaBytes: [UInt8], payload: [UInt8]) throws(BusError) -> RequestBody {
+    private static func decode(
+        method methodBytes: ArraySlice<UInt8>, meta metaBytes: ArraySlice<UInt8>, payload: [UInt8]
+    ) throws(BusError)
+        -> RequestBody
+    {
         guard !methodBytes.isEmpty else {
             throw .malformed("request body has no method frame")
         }
-        guard let method = UTF8Text.string(methodBytes) else {
+        guard let method = methodBytes.withUnsafeBufferPointer(UTF8Text.string) else {
             throw .malformed("method name is not UTF-8")
         }
         var meta = RequestMeta()
         if !metaBytes.isEmpty {
             guard let parsed = RequestMeta.parse(metaBytes) else {
-                throw .malformed(BinaryMeta.problem(metaBytes[...], of: "request", text: "caller") ?? "request meta is not a JSON object")
+                throw .malformed(BinaryMeta.problem(metaBytes, of: "request", text: "caller") ?? "request meta is not a JSON object")
             }
             meta = parsed
         }
@@ -249,6 +261,14 @@ public struct ReplyBody: Equatable, Sendable {
     /// (``OneFrameBody``) when the meta fits in 65 535 bytes. With `binaryMeta` too, a
     /// one-frame body carries its meta as ``BinaryMeta`` when the meta has a decimal id.
     public func encode(oneFrame: Bool = false, binaryMeta: Bool = false) -> Frames {
+        if oneFrame, binaryMeta, (100...999).contains(status), let fields = meta.binaryFields() {
+            // Binary meta is written straight into the frame, without an array of its own.
+            let frame = OneFrameBody.pack(headCount: 2, metaCount: fields.count, payload: payload, meta: fields.write) { head in
+                head.append(UInt8(status >> 8))
+                head.append(UInt8(status & 0xFF))
+            }
+            return [frame]
+        }
         let metaBytes = (oneFrame && binaryMeta ? meta.binary() : nil) ?? meta.json()
         guard oneFrame, metaBytes.count <= 0xFFFF, (100...999).contains(status) else {
             return [status == 200 ? Self.okFrame : Array(String(status).utf8), metaBytes, payload]
@@ -295,20 +315,22 @@ public struct ReplyBody: Equatable, Sendable {
             guard let status = peekStatus(frame), let parts = OneFrameBody.split(frame, headEnd: 3) else {
                 throw .malformed("one-frame reply body is truncated or its status is not 100-999")
             }
-            return try decode(status: status, meta: Array(frame[parts.meta]), payload: Array(frame[parts.payload]))
+            // The meta is read in place; only the payload becomes an array of its own.
+            return try decode(status: status, meta: frame[parts.meta], payload: Array(frame[parts.payload]))
         }
         guard start < frames.count, let status = peekStatus(frames[start]) else {
             throw .malformed("reply body does not start with a 3-digit status frame")
         }
         return try decode(
-            status: status, meta: frames.count > start + 1 ? frames[start + 1] : [], payload: frames.count > start + 2 ? frames[start + 2] : [])
+            status: status, meta: frames.count > start + 1 ? frames[start + 1][...] : [],
+            payload: frames.count > start + 2 ? frames[start + 2] : [])
     }
 
-    private static func decode(status: Int, meta metaBytes: [UInt8], payload: [UInt8]) throws(BusError) -> ReplyBody {
+    private static func decode(status: Int, meta metaBytes: ArraySlice<UInt8>, payload: [UInt8]) throws(BusError) -> ReplyBody {
         var meta = ReplyMeta()
         if !metaBytes.isEmpty {
             guard let parsed = ReplyMeta.parse(metaBytes) else {
-                throw .malformed(BinaryMeta.problem(metaBytes[...], of: "reply", text: "from") ?? "reply meta is not a JSON object")
+                throw .malformed(BinaryMeta.problem(metaBytes, of: "reply", text: "from") ?? "reply meta is not a JSON object")
             }
             meta = parsed
         }
@@ -344,13 +366,20 @@ enum OneFrameBody {
 
     /// `[marker][head][u16 meta length][meta][payload]`; `head` writes its `headCount` bytes.
     static func pack(headCount: Int, meta: [UInt8], payload: [UInt8], head: (inout [UInt8]) -> Void) -> [UInt8] {
+        pack(headCount: headCount, metaCount: meta.count, payload: payload, meta: { $0.append(contentsOf: meta) }, head: head)
+    }
+
+    /// The same, with `meta` writing the meta's `metaCount` bytes (at most 65 535).
+    static func pack(
+        headCount: Int, metaCount: Int, payload: [UInt8], meta: (inout [UInt8]) -> Void, head: (inout [UInt8]) -> Void
+    ) -> [UInt8] {
         var frame: [UInt8] = []
-        frame.reserveCapacity(3 + headCount + meta.count + payload.count)
+        frame.reserveCapacity(3 + headCount + metaCount + payload.count)
         frame.append(marker)
         head(&frame)
-        frame.append(UInt8(meta.count >> 8))
-        frame.append(UInt8(meta.count & 0xFF))
-        frame.append(contentsOf: meta)
+        frame.append(UInt8(metaCount >> 8))
+        frame.append(UInt8(metaCount & 0xFF))
+        meta(&frame)
         frame.append(contentsOf: payload)
         return frame
     }
@@ -402,17 +431,40 @@ enum BinaryMeta {
         }
     }
 
+    /// What binary meta holds, to be written as `[tag][u64 id][u32 value][u8 n][text]`.
+    struct Fields {
+        let id: UInt64
+        let value: UInt32
+        let text: String?
+        private let textCount: Int
+
+        /// Nil when `text` is over 255 bytes.
+        init?(id: UInt64, value: UInt32, text: String?) {
+            textCount = text?.utf8.count ?? 0
+            guard textCount <= 255 else { return nil }
+            self.id = id
+            self.value = value
+            self.text = text
+        }
+
+        /// The bytes ``write(to:)`` appends.
+        var count: Int { 14 + textCount }
+
+        func write(to out: inout [UInt8]) {
+            out.append(tag)
+            withUnsafeBytes(of: id.bigEndian) { out.append(contentsOf: $0) }
+            withUnsafeBytes(of: value.bigEndian) { out.append(contentsOf: $0) }
+            out.append(UInt8(textCount))
+            if let text { out.append(contentsOf: text.utf8) }
+        }
+    }
+
     /// `[tag][u64 id][u32 value][u8 n][text]`; nil when `text` is over 255 bytes.
     static func pack(id: UInt64, value: UInt32, text: String?) -> [UInt8]? {
-        let count = text?.utf8.count ?? 0
-        guard count <= 255 else { return nil }
+        guard let fields = Fields(id: id, value: value, text: text) else { return nil }
         var out: [UInt8] = []
-        out.reserveCapacity(14 + count)
-        out.append(tag)
-        withUnsafeBytes(of: id.bigEndian) { out.append(contentsOf: $0) }
-        withUnsafeBytes(of: value.bigEndian) { out.append(contentsOf: $0) }
-        out.append(UInt8(count))
-        if let text { out.append(contentsOf: text.utf8) }
+        out.reserveCapacity(fields.count)
+        fields.write(to: &out)
         return out
     }
 
@@ -526,6 +578,11 @@ enum JSONCoding {
 extension RequestMeta {
     /// Lenient, like `init(from:)`: fields of the wrong type are ignored. Reads
     /// ``BinaryMeta`` too (nil when its length is wrong).
+    /// Binary meta is read in place; JSON meta is copied out first (the JSON reader takes an array).
+    static func parse(_ bytes: ArraySlice<UInt8>) -> RequestMeta? {
+        bytes.first == BinaryMeta.tag ? BinaryMeta.request(bytes) : parse(Array(bytes))
+    }
+
     static func parse(_ bytes: [UInt8]) -> RequestMeta? {
         if bytes.first == BinaryMeta.tag { return BinaryMeta.request(bytes[...]) }
         return FlatJSON.read(bytes, into: RequestMeta()) { meta, key, value in
@@ -543,11 +600,16 @@ extension RequestMeta {
     /// This meta as ``BinaryMeta``; nil when it holds what that cannot (a trace or correlation
     /// id, an id that is not a decimal number, a caller over 255 bytes, a timeout out of range).
     func binary() -> [UInt8]? {
+        binaryFields().flatMap { BinaryMeta.pack(id: $0.id, value: $0.value, text: $0.text) }
+    }
+
+    /// What the binary form of this meta holds; nil when it has something that form cannot carry.
+    func binaryFields() -> BinaryMeta.Fields? {
         guard traceID == nil, correlationID == nil, let id = id.flatMap(BinaryMeta.number) else { return nil }
         // 0 means "none" in binary meta: a timeout of 0 ms (meaningless, but sent) stays JSON.
         let timeout = timeoutMs ?? 0
         guard timeoutMs != 0, timeout >= 0, timeout <= Int(UInt32.max) else { return nil }
-        return BinaryMeta.pack(id: id, value: UInt32(timeout), text: caller)
+        return BinaryMeta.Fields(id: id, value: UInt32(timeout), text: caller)
     }
 
     func json() -> [UInt8] {
@@ -561,6 +623,11 @@ extension RequestMeta {
 extension ReplyMeta {
     /// Lenient like ``RequestMeta/parse(_:)``: fields of the wrong type are ignored. Reads
     /// ``BinaryMeta`` too (nil when its length is wrong).
+    /// Binary meta is read in place; JSON meta is copied out first (the JSON reader takes an array).
+    static func parse(_ bytes: ArraySlice<UInt8>) -> ReplyMeta? {
+        bytes.first == BinaryMeta.tag ? BinaryMeta.reply(bytes) : parse(Array(bytes))
+    }
+
     static func parse(_ bytes: [UInt8]) -> ReplyMeta? {
         if bytes.first == BinaryMeta.tag { return BinaryMeta.reply(bytes[...]) }
         return FlatJSON.read(bytes, into: ReplyMeta()) { meta, key, value in
@@ -576,9 +643,14 @@ extension ReplyMeta {
     /// This meta as ``BinaryMeta``; nil when its id is missing or not a decimal number, or
     /// `from` is over 255 bytes. An elapsed time over `UInt32.max - 1` µs is sent as that.
     func binary() -> [UInt8]? {
+        binaryFields().flatMap { BinaryMeta.pack(id: $0.id, value: $0.value, text: $0.text) }
+    }
+
+    /// What the binary form of this meta holds; nil when it has no decimal id or too long a `from`.
+    func binaryFields() -> BinaryMeta.Fields? {
         guard let id = id.flatMap(BinaryMeta.number) else { return nil }
         let elapsed = elapsedMicros.map { min(UInt32(clamping: $0), BinaryMeta.noElapsed - 1) } ?? BinaryMeta.noElapsed
-        return BinaryMeta.pack(id: id, value: elapsed, text: from)
+        return BinaryMeta.Fields(id: id, value: elapsed, text: from)
     }
 
     func json() -> [UInt8] {
