@@ -576,13 +576,14 @@ enum JSONCoding {
 }
 
 extension RequestMeta {
-    /// Lenient, like `init(from:)`: fields of the wrong type are ignored. Reads
-    /// ``BinaryMeta`` too (nil when its length is wrong).
-    /// Binary meta is read in place; JSON meta is copied out first (the JSON reader takes an array).
+    /// ``parse(_:)`` of a part of a frame: binary meta is read in place, JSON meta is copied out
+    /// first (the JSON reader takes an array).
     static func parse(_ bytes: ArraySlice<UInt8>) -> RequestMeta? {
         bytes.first == BinaryMeta.tag ? BinaryMeta.request(bytes) : parse(Array(bytes))
     }
 
+    /// Lenient, like `init(from:)`: fields of the wrong type are ignored. Reads
+    /// ``BinaryMeta`` too (nil when its length is wrong).
     static func parse(_ bytes: [UInt8]) -> RequestMeta? {
         if bytes.first == BinaryMeta.tag { return BinaryMeta.request(bytes[...]) }
         return FlatJSON.read(bytes, into: RequestMeta()) { meta, key, value in
@@ -621,13 +622,14 @@ extension RequestMeta {
 }
 
 extension ReplyMeta {
-    /// Lenient like ``RequestMeta/parse(_:)``: fields of the wrong type are ignored. Reads
-    /// ``BinaryMeta`` too (nil when its length is wrong).
-    /// Binary meta is read in place; JSON meta is copied out first (the JSON reader takes an array).
+    /// ``parse(_:)`` of a part of a frame: binary meta is read in place, JSON meta is copied out
+    /// first (the JSON reader takes an array).
     static func parse(_ bytes: ArraySlice<UInt8>) -> ReplyMeta? {
         bytes.first == BinaryMeta.tag ? BinaryMeta.reply(bytes) : parse(Array(bytes))
     }
 
+    /// Lenient like ``RequestMeta/parse(_:)``: fields of the wrong type are ignored. Reads
+    /// ``BinaryMeta`` too (nil when its length is wrong).
     static func parse(_ bytes: [UInt8]) -> ReplyMeta? {
         if bytes.first == BinaryMeta.tag { return BinaryMeta.reply(bytes[...]) }
         return FlatJSON.read(bytes, into: ReplyMeta()) { meta, key, value in
