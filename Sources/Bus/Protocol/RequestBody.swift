@@ -59,17 +59,10 @@ public struct RequestBody: Equatable, Sendable {
     /// only what that holds (a decimal id, a timeout, a caller).
     public func encode(oneFrame: Bool = false, binaryMeta: Bool = false) -> Frames {
         let methodCount = method.utf8.count
-        if oneFrame, binaryMeta, methodCount <= 255, let fields = meta.binaryFields() {
-            // Binary meta is written straight into the frame, without an array of its own.
-            let frame = OneFrameBody.pack(headCount: 1 + methodCount, metaCount: fields.count, payload: payload, meta: fields.write) { head in
-                head.append(UInt8(methodCount))
-                head.append(contentsOf: method.utf8)
-            }
-            return [frame]
-        }
-        let metaBytes = meta.json()
-        guard oneFrame, methodCount <= 255, metaBytes.count <= 0xFFFF else { return [Array(method.utf8), metaBytes, payload] }
-        let frame = OneFrameBody.pack(headCount: 1 + methodCount, meta: metaBytes, payload: payload) { head in
+        let binary = oneFrame && binaryMeta && methodCount <= 255 ? meta.binaryFields() : nil
+        let metaOut = binary.map(OneFrameBody.Meta.binary) ?? .bytes(meta.json())
+        guard oneFrame, methodCount <= 255, metaOut.count <= 0xFFFF else { return [Array(method.utf8), metaOut.bytes, payload] }
+        let frame = OneFrameBody.pack(headCount: 1 + methodCount, meta: metaOut, payload: payload) { head in
             head.append(UInt8(methodCount))
             head.append(contentsOf: method.utf8)
         }
@@ -91,7 +84,7 @@ public struct RequestBody: Equatable, Sendable {
         if OneFrameBody.isOneFrame(body) {
             let frame = body[0]
             guard let parts = oneFrameParts(frame), BinaryMeta.isBinary(frame, at: parts.meta),
-                let meta = RequestMeta.parse(Array(frame[parts.meta]))
+                let meta = RequestMeta.parse(frame[parts.meta])
             else { return nil }
             let json = meta.json()
             return [
@@ -200,7 +193,7 @@ public struct RequestBody: Equatable, Sendable {
     /// (deadline, id).
     static func peekMeta(_ body: Frames) -> RequestMeta? {
         guard let meta = metaBytes(body), let first = meta.first, first == UInt8(ascii: "{") || first == BinaryMeta.tag else { return nil }
-        return RequestMeta.parse(Array(meta))
+        return RequestMeta.parse(meta)
     }
 }
 
@@ -261,19 +254,12 @@ public struct ReplyBody: Equatable, Sendable {
     /// (``OneFrameBody``) when the meta fits in 65 535 bytes. With `binaryMeta` too, a
     /// one-frame body carries its meta as ``BinaryMeta`` when the meta has a decimal id.
     public func encode(oneFrame: Bool = false, binaryMeta: Bool = false) -> Frames {
-        if oneFrame, binaryMeta, (100...999).contains(status), let fields = meta.binaryFields() {
-            // Binary meta is written straight into the frame, without an array of its own.
-            let frame = OneFrameBody.pack(headCount: 2, metaCount: fields.count, payload: payload, meta: fields.write) { head in
-                head.append(UInt8(status >> 8))
-                head.append(UInt8(status & 0xFF))
-            }
-            return [frame]
+        let binary = oneFrame && binaryMeta ? meta.binaryFields() : nil
+        let metaOut = binary.map(OneFrameBody.Meta.binary) ?? .bytes(meta.json())
+        guard oneFrame, metaOut.count <= 0xFFFF, (100...999).contains(status) else {
+            return [status == 200 ? Self.okFrame : Array(String(status).utf8), metaOut.bytes, payload]
         }
-        let metaBytes = (oneFrame && binaryMeta ? meta.binary() : nil) ?? meta.json()
-        guard oneFrame, metaBytes.count <= 0xFFFF, (100...999).contains(status) else {
-            return [status == 200 ? Self.okFrame : Array(String(status).utf8), metaBytes, payload]
-        }
-        let frame = OneFrameBody.pack(headCount: 2, meta: metaBytes, payload: payload) { head in
+        let frame = OneFrameBody.pack(headCount: 2, meta: metaOut, payload: payload) { head in
             head.append(UInt8(status >> 8))
             head.append(UInt8(status & 0xFF))
         }
@@ -366,20 +352,47 @@ enum OneFrameBody {
 
     /// `[marker][head][u16 meta length][meta][payload]`; `head` writes its `headCount` bytes.
     static func pack(headCount: Int, meta: [UInt8], payload: [UInt8], head: (inout [UInt8]) -> Void) -> [UInt8] {
-        pack(headCount: headCount, metaCount: meta.count, payload: payload, meta: { $0.append(contentsOf: meta) }, head: head)
+        pack(headCount: headCount, meta: .bytes(meta), payload: payload, head: head)
     }
 
-    /// The same, with `meta` writing the meta's `metaCount` bytes (at most 65 535).
-    static func pack(
-        headCount: Int, metaCount: Int, payload: [UInt8], meta: (inout [UInt8]) -> Void, head: (inout [UInt8]) -> Void
-    ) -> [UInt8] {
+    /// A body's meta on its way into a frame: binary meta is written from its fields, with no
+    /// array of its own.
+    enum Meta {
+        case binary(BinaryMeta.Fields)
+        case bytes([UInt8])
+
+        var count: Int {
+            switch self {
+            case .binary(let fields): fields.count
+            case .bytes(let bytes): bytes.count
+            }
+        }
+
+        /// The meta as a frame of its own (the three-frame form).
+        var bytes: [UInt8] {
+            switch self {
+            case .binary(let fields): fields.bytes
+            case .bytes(let bytes): bytes
+            }
+        }
+
+        func write(to out: inout [UInt8]) {
+            switch self {
+            case .binary(let fields): fields.write(to: &out)
+            case .bytes(let bytes): out.append(contentsOf: bytes)
+            }
+        }
+    }
+
+    /// The same, the meta (at most 65 535 bytes) written straight into the frame.
+    static func pack(headCount: Int, meta: Meta, payload: [UInt8], head: (inout [UInt8]) -> Void) -> [UInt8] {
         var frame: [UInt8] = []
-        frame.reserveCapacity(3 + headCount + metaCount + payload.count)
+        frame.reserveCapacity(3 + headCount + meta.count + payload.count)
         frame.append(marker)
         head(&frame)
-        frame.append(UInt8(metaCount >> 8))
-        frame.append(UInt8(metaCount & 0xFF))
-        meta(&frame)
+        frame.append(UInt8(meta.count >> 8))
+        frame.append(UInt8(meta.count & 0xFF))
+        meta.write(to: &frame)
         frame.append(contentsOf: payload)
         return frame
     }
@@ -450,6 +463,14 @@ enum BinaryMeta {
         /// The bytes ``write(to:)`` appends.
         var count: Int { 14 + textCount }
 
+        /// The binary meta as an array of its own.
+        var bytes: [UInt8] {
+            var out: [UInt8] = []
+            out.reserveCapacity(count)
+            write(to: &out)
+            return out
+        }
+
         func write(to out: inout [UInt8]) {
             out.append(tag)
             withUnsafeBytes(of: id.bigEndian) { out.append(contentsOf: $0) }
@@ -457,15 +478,6 @@ enum BinaryMeta {
             out.append(UInt8(textCount))
             if let text { out.append(contentsOf: text.utf8) }
         }
-    }
-
-    /// `[tag][u64 id][u32 value][u8 n][text]`; nil when `text` is over 255 bytes.
-    static func pack(id: UInt64, value: UInt32, text: String?) -> [UInt8]? {
-        guard let fields = Fields(id: id, value: value, text: text) else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(fields.count)
-        fields.write(to: &out)
-        return out
     }
 
     /// `(id, value, text)` of binary meta; nil when its length is not 14 + its text's, or its
@@ -600,11 +612,6 @@ extension RequestMeta {
 
     /// This meta as ``BinaryMeta``; nil when it holds what that cannot (a trace or correlation
     /// id, an id that is not a decimal number, a caller over 255 bytes, a timeout out of range).
-    func binary() -> [UInt8]? {
-        binaryFields().flatMap { BinaryMeta.pack(id: $0.id, value: $0.value, text: $0.text) }
-    }
-
-    /// What the binary form of this meta holds; nil when it has something that form cannot carry.
     func binaryFields() -> BinaryMeta.Fields? {
         guard traceID == nil, correlationID == nil, let id = id.flatMap(BinaryMeta.number) else { return nil }
         // 0 means "none" in binary meta: a timeout of 0 ms (meaningless, but sent) stays JSON.
@@ -644,11 +651,6 @@ extension ReplyMeta {
 
     /// This meta as ``BinaryMeta``; nil when its id is missing or not a decimal number, or
     /// `from` is over 255 bytes. An elapsed time over `UInt32.max - 1` µs is sent as that.
-    func binary() -> [UInt8]? {
-        binaryFields().flatMap { BinaryMeta.pack(id: $0.id, value: $0.value, text: $0.text) }
-    }
-
-    /// What the binary form of this meta holds; nil when it has no decimal id or too long a `from`.
     func binaryFields() -> BinaryMeta.Fields? {
         guard let id = id.flatMap(BinaryMeta.number) else { return nil }
         let elapsed = elapsedMicros.map { min(UInt32(clamping: $0), BinaryMeta.noElapsed - 1) } ?? BinaryMeta.noElapsed
