@@ -247,18 +247,19 @@ public final class ZMQSocket {
             let position = frames.count
             if size == 0 {
                 frames.append([])
-            } else if size <= Self.recentMaxSize, position < Self.recentPositions {
-                let bytes = UnsafeRawBufferPointer(start: zmq_msg_data(&msg)!, count: size)
-                let newer = 2 * position
-                if !recentFrames[newer].hasSameBytes(as: bytes) {
-                    // The older slot takes the newer's place either way; a match there is reused.
-                    recentFrames.swapAt(newer, newer + 1)
-                    if !recentFrames[newer].hasSameBytes(as: bytes) { recentFrames[newer] = Array(bytes) }
-                }
-                frames.append(recentFrames[newer])
             } else {
-                let data = zmq_msg_data(&msg)!
-                frames.append(Array(UnsafeRawBufferPointer(start: data, count: size)))
+                let bytes = UnsafeRawBufferPointer(start: zmq_msg_data(&msg)!, count: size)
+                if size <= Self.recentMaxSize, position < Self.recentPositions {
+                    let newer = 2 * position
+                    if !recentFrames[newer].hasSameBytes(as: bytes) {
+                        // The older slot takes the newer's place either way; a match there is reused.
+                        recentFrames.swapAt(newer, newer + 1)
+                        if !recentFrames[newer].hasSameBytes(as: bytes) { recentFrames[newer] = Array(bytes) }
+                    }
+                    frames.append(recentFrames[newer])
+                } else {
+                    frames.append(Array(bytes))
+                }
             }
             // A ROUTER's routing-id frame is made locally and has no connection metadata: take
             // the property from the first frame that has it.
