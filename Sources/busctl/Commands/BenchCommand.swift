@@ -85,12 +85,14 @@ struct BenchCommand: BusctlCommand {
             return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
         }
 
+        /// Median, min, max and every run of `v`, for JSON; null when there is none.
+        static func stats(_ v: [Double]) -> Any {
+            guard let m = median(v) else { return NSNull() }
+            return ["median": m, "min": v.min()!, "max": v.max()!, "runs": v]
+        }
+
         var object: [String: Any] {
-            func stats(_ v: [Double]) -> Any {
-                guard let m = Self.median(v) else { return NSNull() }
-                return ["median": m, "min": v.min()!, "max": v.max()!, "runs": v]
-            }
-            var o: [String: Any] = ["name": name, "unit": unit, "baseline": stats(baseline), "bus": stats(bus)]
+            var o: [String: Any] = ["name": name, "unit": unit, "baseline": Self.stats(baseline), "bus": Self.stats(bus)]
             if let ratio { o["ratio"] = ratio }
             if let target {
                 o["target"] = kind == "abs" ? "<= \(target) \(unit)" : "\(kind == "min" ? ">=" : "<=") \(target)x"
@@ -169,7 +171,7 @@ struct BenchCommand: BusctlCommand {
                     raw > 0, shaped > 0
                 {
                     figure.extra = [
-                        "raw_with_bus_frames": ["median": shaped, "min": mdpShaped.min()!, "max": mdpShaped.max()!, "runs": mdpShaped],
+                        "raw_with_bus_frames": Figure.stats(mdpShaped),
                         "frame_ceiling": shaped / raw, "ratio_to_raw_with_bus_frames": bus / shaped,
                     ]
                 }
