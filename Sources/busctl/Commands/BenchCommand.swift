@@ -5,7 +5,7 @@ import Foundation
 struct BenchCommand: BusctlCommand {
     static let name = "bench"
     static let overview = "Measure the bus against a raw-libzmq baseline in one run and print both and their ratio."
-    static let usage = "[pubsub|reqrep|fanout|memory|persist|all] [--seconds S] [--runs N] [--json]"
+    static let usage = "[pubsub|reqrep|fanout|memory|persist|all] [--seconds S] [--runs N] [--executor pool|io-thread] [--json]"
     static let maxPositionals: Int? = 1
     static let options = [
         OptionSpec("seconds", value: "S", help: "Length of each measurement.", default: "2"),
