@@ -9,6 +9,9 @@ let package = Package(
         .executable(name: "busctl", targets: ["busctl"]),
         .executable(name: "AuthService", targets: ["AuthService"]),
         .executable(name: "PersistService", targets: ["PersistService"]),
+        .library(name: "ServiceKit", targets: ["ServiceKit"]),
+        .library(name: "ServiceKitTesting", targets: ["ServiceKitTesting"]),
+        .executable(name: "CounterService", targets: ["CounterService"]),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev. A module map with `link "zmq"` and no pkgConfig:
@@ -30,12 +33,22 @@ let package = Package(
         .systemLibrary(name: "CSodium", path: "Sources/CSodium"),
         // The auth service's logic (reducer, providers, token store) apart from its executable,
         // so unit tests drive it without sockets.
-        .target(name: "AuthCore", dependencies: ["Bus", "CSodium"]),
+        // The service kit: a service is a feature (state, actions, a pure reducer) run by a store
+        // that does the bus, persistence, timers and effects; shared dependencies (HTTP, clocks).
+        .target(name: "ServiceKit", dependencies: ["Bus"]),
+        // The kit's test store (TCA style), for test targets: reports through swift-testing.
+        .target(name: "ServiceKitTesting", dependencies: ["ServiceKit", "Bus"]),
+        .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit", "ServiceKitTesting", "Bus", "BusTestSupport"]),
+        // The smallest service on the kit, built and tested with the rest.
+        .executableTarget(name: "CounterService", dependencies: ["ServiceKit", "Bus"], path: "Examples/CounterService"),
+        .target(name: "AuthCore", dependencies: ["Bus", "ServiceKit", "CSodium"]),
         .executableTarget(name: "AuthService", dependencies: ["AuthCore", "Bus"]),
-        .testTarget(name: "AuthServiceTests", dependencies: ["AuthCore", "BusTestSupport"]),
+        .testTarget(name: "AuthServiceTests", dependencies: ["AuthCore", "ServiceKit", "BusTestSupport"]),
         // A fixture service the integration tests run as a real process.
         .executableTarget(name: "BusTestService", dependencies: ["Bus"], path: "Tests/BusTestService"),
-        .testTarget(name: "IntegrationTests", dependencies: ["Bus", "BusTestSupport", "busctl", "BusTestService", "AuthService", "PersistService"]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["Bus", "BusTestSupport", "busctl", "BusTestService", "AuthService", "PersistService", "CounterService"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import AuthCore
 import Bus
 import Foundation
+import ServiceKit
 import Testing
 
 /// Sequences of actions and the effects that matter: what is published, saved, revoked,

@@ -1,6 +1,7 @@
 import AuthCore
 import Bus
 import Foundation
+import ServiceKit
 import Testing
 
 /// Every action in every kind of state: the phase it leads to, the error it answers with, and

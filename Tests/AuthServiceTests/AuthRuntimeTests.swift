@@ -2,6 +2,7 @@ import AuthCore
 import Bus
 import BusTestSupport
 import Foundation
+import ServiceKit
 import Testing
 
 /// The runtime (reducer + effects) with the local provider in memory, a manual clock and an

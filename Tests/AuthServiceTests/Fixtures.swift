@@ -1,6 +1,7 @@
 import AuthCore
 import Bus
 import Foundation
+import ServiceKit
 
 /// Values shared by the reducer and runtime tests.
 enum Fixtures {

@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import ServiceKit
 import Testing
 
 /// The local provider with the real Argon2id hasher and libsodium random bytes.

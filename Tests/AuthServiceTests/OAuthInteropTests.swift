@@ -2,6 +2,7 @@ import AuthCore
 import Bus
 import BusTestSupport
 import Foundation
+import ServiceKit
 import Testing
 
 /// The OAuth provider and the runtime against a real authorization server (authlib) on

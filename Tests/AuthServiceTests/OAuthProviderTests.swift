@@ -1,6 +1,7 @@
 import AuthCore
 import Bus
 import Foundation
+import ServiceKit
 import Testing
 
 /// The OAuth provider against scripted HTTP answers: what it sends, and how it reads good,

@@ -2,6 +2,7 @@ import AuthCore
 import Bus
 import BusTestSupport
 import Foundation
+import ServiceKit
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

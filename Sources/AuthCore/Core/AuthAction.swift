@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 
 /// What happened: a request arrived, an operation finished, a timer fired. Named for the
 /// event, not for what the reducer should do about it.

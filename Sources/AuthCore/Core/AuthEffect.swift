@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import ServiceKit
 
 /// What the reducer asks the shell to do. The shell runs them in order; operations report
 /// back with an ``AuthAction``.

@@ -1,4 +1,5 @@
 import Bus
+import ServiceKit
 
 /// The error replies of the auth service: status, a stable code, and a message a person can
 /// act on. Statuses stay within the bus's HTTP-like set (401-like failures answer 403, 502-like

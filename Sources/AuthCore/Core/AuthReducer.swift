@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import ServiceKit
 
 /// The auth service's logic as a pure function: state + action -> new state + effects.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 
 /// The reducer's state: the phase and everything needed to leave it legally.
 public struct AuthState: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import ServiceKit
 
 /// Request payloads of the auth service's methods.
 public enum AuthRequest {

@@ -1,3 +1,5 @@
+import ServiceKit
+
 /// An OAuth authorization request in flight: what `startSignIn` sent the user to, and what the
 /// redirect must match.
 public struct OAuthAttempt: Sendable, Equatable {

@@ -1,15 +1,16 @@
 import Foundation
+import ServiceKit
 
 /// Everything the auth service touches outside its own memory, as structs of closures with
 /// live and test values (the TCA way): swap one in a test, keep the rest.
 public struct AuthDependencies: Sendable {
-    public var clock: AuthClock
+    public var clock: ServiceClock
     public var random: RandomSource
     public var http: HTTPClient
     public var tokenStore: TokenStore
     public var passwordHasher: PasswordHasher
 
-    public init(clock: AuthClock, random: RandomSource, http: HTTPClient, tokenStore: TokenStore, passwordHasher: PasswordHasher) {
+    public init(clock: ServiceClock, random: RandomSource, http: HTTPClient, tokenStore: TokenStore, passwordHasher: PasswordHasher) {
         self.clock = clock
         self.random = random
         self.http = http
@@ -20,7 +21,7 @@ public struct AuthDependencies: Sendable {
     /// The real clock, libsodium, URLSession and `<state-dir>/tokens.json`.
     public static func live(stateDirectory: URL, httpTimeout: Duration = .seconds(10)) -> AuthDependencies {
         AuthDependencies(
-            clock: .live, random: .live, http: .live(timeout: httpTimeout),
+            clock: .live, random: RandomSource(bytes: Sodium.randomBytes), http: .live(timeout: httpTimeout),
             tokenStore: .file(stateDirectory.appendingPathComponent("tokens.json")), passwordHasher: .live)
     }
 

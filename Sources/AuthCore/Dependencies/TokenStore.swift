@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import ServiceKit
 
 /// Where the session's tokens are kept between runs.
 public struct TokenStore: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 
 /// Users and passwords kept by the service itself, so the system runs offline: passwords
 /// only as Argon2id hashes, tokens 256-bit random and opaque, stored only as SHA-256 digests,
@@ -8,7 +9,7 @@ public struct LocalProvider: IdentityProvider {
     let users: LocalUserStore
     let hasher: PasswordHasher
     let random: RandomSource
-    let clock: AuthClock
+    let clock: ServiceClock
     let accessLifetime: TimeInterval
     let refreshLifetime: TimeInterval
     let scopes: [String]
@@ -19,7 +20,7 @@ public struct LocalProvider: IdentityProvider {
     ///   - usersFile: `<state-dir>/users.json`; nil keeps users in memory (tests).
     /// - Throws: ``SecureFileError`` when the user file is readable by others or unreadable.
     public init(
-        usersFile: URL?, hasher: PasswordHasher, random: RandomSource, clock: AuthClock,
+        usersFile: URL?, hasher: PasswordHasher, random: RandomSource, clock: ServiceClock,
         accessLifetime: Duration = .seconds(3600), refreshLifetime: Duration = .seconds(30 * 24 * 3600),
         scopes: [String] = ["identity"]
     ) throws(SecureFileError) {

@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import ServiceKit
 
 /// The local provider's users (`<state-dir>/users.json`, mode 0600): Argon2id password hashes
 /// and, per user, the digests of the tokens it issued. Tokens themselves are never stored here.

@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import ServiceKit
 
 /// OAuth 2.0 authorization-code flow (RFC 6749) with PKCE S256 (RFC 7636) and the `state`
 /// check, HTTP Basic client authentication and form bodies at the token endpoint, refresh
@@ -8,10 +9,10 @@ public struct OAuthProvider: IdentityProvider {
     public let kind = ProviderKind.oauth
     public let config: OAuthConfig
     let http: HTTPClient
-    let clock: AuthClock
+    let clock: ServiceClock
     let logger: Logger
 
-    public init(config: OAuthConfig, http: HTTPClient, clock: AuthClock, logger: Logger) {
+    public init(config: OAuthConfig, http: HTTPClient, clock: ServiceClock, logger: Logger) {
         self.config = config
         self.http = http
         self.clock = clock

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 
 /// A token endpoint's answer (RFC 6749 sections 5.1 and 5.2), parsed strictly: anything that is
 /// not a bearer token with an access token, or a standard error, is the provider's failure.

@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import ServiceKit
 
 /// The shell around ``AuthReducer``: turns bus requests into actions, runs the effects
 /// (provider calls, the token file, the refresh timer, `auth.state` publishes) and feeds their

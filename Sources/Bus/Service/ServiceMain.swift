@@ -50,6 +50,8 @@ public enum ServiceMain {
     ///   - overview: one line for `--help`.
     ///   - options: the service's own options, after the common ones.
     ///   - setup: builds the services to serve (and starts whatever else the process runs).
+    ///     It fails by throwing: a ``UsageError`` exits 64 and a ``ConfigurationError`` 78, each
+    ///     with one line on standard error; any other error is logged and exits 1.
     public static func run(
         name: String, overview: String, options: [OptionSpec] = [],
         arguments: [String] = Array(CommandLine.arguments.dropFirst()),
@@ -91,10 +93,22 @@ public enum ServiceMain {
             for service in services { started.append(try bus.serve(service)) }
             handles = started
         } catch {
-            logger.error("could not start: \(error)")
+            // Setup fails by throwing; only this decides the exit code.
+            let code: Int32
+            switch error {
+            case let usage as UsageError:
+                FileHandle.standardError.write(Data("error: \(usage.message)\nusage: \(name) [options] (see --help)\n".utf8))
+                code = 64
+            case let configuration as ConfigurationError:
+                FileHandle.standardError.write(Data("error: \(configuration.message)\n".utf8))
+                code = 78
+            default:
+                logger.error("could not start: \(error)")
+                code = 1
+            }
             await context.shutdownHooks.run()
             await bus.close()
-            exit(1)
+            exit(code)
         }
         logger.info("\(name) running", metadata: ["instance": bus.instance, "kernel": endpoints.requests])
         let signal = await signals.next()

@@ -1,21 +1,32 @@
 import Bus
 import Foundation
 
-/// The time and the way to wait: the real clock, or a manual one tests advance.
-public struct AuthClock: Sendable {
+/// The time and the way to wait, as a dependency: the real clocks, or a manual one that tests
+/// advance by hand (no sleeps in tests).
+public struct ServiceClock: Sendable {
+    /// Wall-clock time (timestamps, expiry dates).
     public var now: @Sendable () -> Date
+    /// Monotonic time since an arbitrary origin (durations, ages): never jumps with the wall clock.
+    public var uptime: @Sendable () -> Duration
+    /// Waits `duration` on this clock; throws `CancellationError` when the task is cancelled.
     public var sleep: @Sendable (Duration) async throws -> Void
 
-    public init(now: @escaping @Sendable () -> Date, sleep: @escaping @Sendable (Duration) async throws -> Void) {
+    public init(
+        now: @escaping @Sendable () -> Date, uptime: @escaping @Sendable () -> Duration,
+        sleep: @escaping @Sendable (Duration) async throws -> Void
+    ) {
         self.now = now
+        self.uptime = uptime
         self.sleep = sleep
     }
 
-    public static let live = AuthClock(now: { Date() }, sleep: { try await Task.sleep(for: $0) })
+    /// `Date()`, the monotonic clock, `Task.sleep`.
+    public static let live = ServiceClock(
+        now: { Date() }, uptime: { .nanoseconds(MonotonicTime.now.nanoseconds) }, sleep: { try await Task.sleep(for: $0) })
 
     /// A clock that moves only when `clock.advance(by:)` is called.
-    public static func manual(_ clock: ManualClock) -> AuthClock {
-        AuthClock(now: { clock.now }, sleep: { try await clock.sleep(for: $0) })
+    public static func manual(_ clock: ManualClock) -> ServiceClock {
+        ServiceClock(now: { clock.now }, uptime: { clock.uptime }, sleep: { try await clock.sleep(for: $0) })
     }
 }
 
@@ -30,6 +41,7 @@ public final class ManualClock: Sendable {
 
     private struct State {
         var now: Date
+        var uptime: Duration = .zero
         var nextID = 0
         var sleepers: [Int: Sleeper] = [:]
     }
@@ -42,16 +54,21 @@ public final class ManualClock: Sendable {
 
     public var now: Date { state.withLock { $0.now } }
 
+    /// The time advanced so far.
+    public var uptime: Duration { state.withLock { $0.uptime } }
+
     /// How many tasks are sleeping on this clock.
     public var sleepers: Int { state.withLock { $0.sleepers.values.filter { $0.continuation != nil }.count } }
 
     /// The earliest deadline among the sleepers.
     public var nextDeadline: Date? { state.withLock { $0.sleepers.values.filter { $0.continuation != nil }.map(\.deadline).min() } }
 
+    /// Moves time forward and wakes the sleepers whose deadline has come.
     public func advance(by duration: Duration) {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         let due: [CheckedContinuation<Void, Error>] = state.withLock { s in
             s.now = s.now.addingTimeInterval(seconds)
+            s.uptime += duration
             var due: [CheckedContinuation<Void, Error>] = []
             for (id, sleeper) in s.sleepers where sleeper.deadline <= s.now {
                 if let continuation = sleeper.continuation { due.append(continuation) }
@@ -62,7 +79,8 @@ public final class ManualClock: Sendable {
         for continuation in due { continuation.resume() }
     }
 
-    func sleep(for duration: Duration) async throws {
+    /// Waits until the clock has been advanced by `duration`; throws `CancellationError` when cancelled.
+    public func sleep(for duration: Duration) async throws {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         let id = state.withLock { s in
             s.nextID += 1

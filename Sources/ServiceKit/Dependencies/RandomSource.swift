@@ -1,14 +1,18 @@
 import Bus
 import Foundation
 
-/// Where random bytes come from: libsodium's CSPRNG, or a predictable sequence in tests.
+/// Where random bytes come from, as a dependency: the system's CSPRNG, or a predictable
+/// sequence in tests.
 public struct RandomSource: Sendable {
     public var bytes: @Sendable (Int) -> [UInt8]
 
     public init(bytes: @escaping @Sendable (Int) -> [UInt8]) { self.bytes = bytes }
 
-    /// `randombytes_buf`.
-    public static let live = RandomSource(bytes: Sodium.randomBytes)
+    /// The system's cryptographically secure generator (`getrandom` on Linux).
+    public static let live = RandomSource { count in
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
 
     /// Bytes 0, 1, 2, ... continuing across calls: every token differs and every run is the same.
     public static func test() -> RandomSource {
@@ -36,12 +40,4 @@ public enum Base64URL {
             .replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
-}
-
-/// SHA-256 for PKCE challenges and stored token digests.
-public enum Digest {
-    public static func sha256(_ text: String) -> [UInt8] { Sodium.sha256(Array(text.utf8)) }
-    public static func sha256Hex(_ text: String) -> String { sha256(text).map { String(format: "%02x", $0) }.joined() }
-    /// The PKCE S256 challenge of a verifier: BASE64URL(SHA256(ASCII(verifier))).
-    public static func pkceChallenge(_ verifier: Secret) -> String { Base64URL.encode(sha256(verifier.revealed)) }
 }

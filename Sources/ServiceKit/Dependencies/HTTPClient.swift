@@ -4,7 +4,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// An HTTP request as the providers make them.
+/// An HTTP request to an upstream (an OAuth provider, Open-Meteo, Reddit).
 public struct HTTPRequest: Sendable, Equatable {
     public var method: String
     public var url: URL
@@ -35,11 +35,17 @@ public struct HTTPResponse: Sendable, Equatable {
 /// The request never got an HTTP answer (refused, reset, timed out, bad URL).
 public struct HTTPTransportError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// The request ran out of time (rather than being refused or reset).
+    public var timedOut: Bool
+    public init(_ message: String, timedOut: Bool = false) {
+        self.message = message
+        self.timedOut = timedOut
+    }
     public var description: String { message }
 }
 
-/// Sends HTTP requests: URLSession, or a closure in tests.
+/// Sends HTTP requests, as a dependency: URLSession, or a closure in tests (tests of the
+/// clients point the live one at a local server that speaks the upstream's real JSON).
 public struct HTTPClient: Sendable {
     public var send: @Sendable (HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse
 
@@ -48,8 +54,8 @@ public struct HTTPClient: Sendable {
     }
 
     /// Foundation's URLSession (libcurl on Linux, on its own threads): no cookies, no cache,
-    /// each request bounded by `timeout`.
-    public static func live(timeout: Duration = .seconds(10)) -> HTTPClient {
+    /// each request bounded by `timeout`; `userAgent` is sent unless the request sets its own.
+    public static func live(timeout: Duration = .seconds(10), userAgent: String? = nil) -> HTTPClient {
         let configuration = URLSessionConfiguration.ephemeral
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         configuration.timeoutIntervalForRequest = seconds
@@ -62,6 +68,7 @@ public struct HTTPClient: Sendable {
         return HTTPClient { (request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse in
             var urlRequest = URLRequest(url: request.url, timeoutInterval: seconds)
             urlRequest.httpMethod = request.method
+            if let userAgent { urlRequest.setValue(userAgent, forHTTPHeaderField: "User-Agent") }
             for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
             urlRequest.httpBody = request.body
             do {
@@ -75,15 +82,16 @@ public struct HTTPClient: Sendable {
             } catch let error as HTTPTransportError {
                 throw error
             } catch let error as URLError {
-                throw HTTPTransportError("\(request.method) \(Self.endpoint(request.url)): \(Self.describe(error))")
+                throw HTTPTransportError(
+                    "\(request.method) \(Self.endpoint(request.url)): \(Self.describe(error))", timedOut: error.code == .timedOut)
             } catch {
                 throw HTTPTransportError("\(request.method) \(Self.endpoint(request.url)): \(error.localizedDescription)")
             }
         }
     }
 
-    /// Scheme, host, port and path: never the query (which may carry a code or a state).
-    static func endpoint(_ url: URL) -> String {
+    /// Scheme, host, port and path: never the query (which may carry a code, a state or a key).
+    public static func endpoint(_ url: URL) -> String {
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         components?.query = nil
         components?.fragment = nil
