@@ -8,13 +8,8 @@ await ServiceMain.run(
     name: "auth", overview: "Sign-in state for the bus: OAuth 2.0 (PKCE) or local users; publishes auth.state.",
     options: AuthOptions.specs
 ) { context in
-    let options: AuthOptions
-    do throws(UsageError) {
-        options = try AuthOptions(context.arguments)
-    } catch {
-        FileHandle.standardError.write(Data("error: \(error.message)\nusage: auth [options] (see --help)\n".utf8))
-        exit(64)
-    }
+    // A bad option is a UsageError: ServiceMain prints it and exits 64.
+    let options = try AuthOptions(context.arguments)
     let logger = context.logger
     let bus = context.bus
     let stateDirectory = try context.stateDirectory()
@@ -46,7 +41,12 @@ await ServiceMain.run(
             logger.error("could not publish auth.state", metadata: ["error": "\(error)"])
         }
     }
-    try await runtime.start()
+    do {
+        try await runtime.start()
+    } catch {
+        // A token file others may read: the service must not start on it (exit 78).
+        throw ConfigurationError("\(error)")
+    }
     if options.config.tokenCallers.isEmpty {
         logger.info("no --token-callers: nobody may read the access token")
     } else {

@@ -92,20 +92,18 @@ await ServiceMain.run(
     overview: "Stores every retained event in SQLite (history and latest snapshot per topic) and serves restore, history, stats, compact.",
     options: persistOptions
 ) { context in
-    let config: PersistEngine.Configuration
-    let serverOptions: PersistServer.Options
-    do throws(UsageError) {
-        let directory = try? context.stateDirectory()
-        guard let directory else { throw UsageError("cannot create the state directory (--state-dir)") }
-        config = try engineConfiguration(context.arguments, path: directory.appendingPathComponent("persist.sqlite").path)
-        var options = PersistServer.Options()
-        let every = try context.arguments.int("compact-every") ?? 3600
-        options.compactEvery = every > 0 ? .seconds(every) : nil
-        serverOptions = options
+    // Bad options are UsageErrors (ServiceMain: exit 64); a state directory that cannot be
+    // made is a ConfigurationError (exit 78).
+    let directory: URL
+    do {
+        directory = try context.stateDirectory()
     } catch {
-        FileHandle.standardError.write(Data("error: \(error.message)\nusage: persist [options] (see --help)\n".utf8))
-        exit(64)
+        throw ConfigurationError("cannot create the state directory (--state-dir): \(error)")
     }
+    let config = try engineConfiguration(context.arguments, path: directory.appendingPathComponent("persist.sqlite").path)
+    var serverOptions = PersistServer.Options()
+    let every = try context.arguments.int("compact-every") ?? 3600
+    serverOptions.compactEvery = every > 0 ? .seconds(every) : nil
     context.logger.info(
         "opening \(config.path)",
         metadata: [
