@@ -43,6 +43,17 @@ let package = Package(
         .executableTarget(name: "CounterService", dependencies: ["ServiceKit", "Bus"], path: "Examples/CounterService"),
         .target(name: "AuthCore", dependencies: ["Bus", "ServiceKit", "CSodium"]),
         .executableTarget(name: "AuthService", dependencies: ["AuthCore", "Bus"]),
+        // The domain services' socket-free cores, each tested against fixtures in the upstream's
+        // real shapes: Open-Meteo / OpenWeatherMap and the embedded GeoNames city table (a plain
+        // TSV: Foundation on Linux has no gzip decoder), Reddit, RFC 5545 iCalendar.
+        .target(name: "WeatherCore", resources: [.copy("Resources/cities15000.tsv")]),
+        .testTarget(name: "WeatherCoreTests", dependencies: ["WeatherCore"], resources: [.copy("Fixtures")]),
+        .target(name: "FeedCore"),
+        .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore"], resources: [.copy("Fixtures")]),
+        .target(name: "EventCore"),
+        // The .ics fixtures (written by Python's icalendar, plus hand-written malformed ones) are
+        // read from disk next to the tests, not bundled.
+        .testTarget(name: "EventCoreTests", dependencies: ["EventCore"], exclude: ["Fixtures"]),
         .testTarget(name: "AuthServiceTests", dependencies: ["AuthCore", "ServiceKit", "BusTestSupport"]),
         // A fixture service the integration tests run as a real process.
         .executableTarget(name: "BusTestService", dependencies: ["Bus"], path: "Tests/BusTestService"),

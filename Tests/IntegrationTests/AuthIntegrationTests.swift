@@ -205,12 +205,12 @@ struct AuthIntegrationTests {
             #expect(await eventually { states().suffix(2) == ["refreshing", "authenticated"] })
             await again.stop()
 
-            // A token file others can read: auth refuses to start, and says why.
+            // A token file others can read: auth refuses to start (EX_CONFIG, 78), and says why.
             let tokenFile = folder.appendingPathComponent("tokens.json")
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: tokenFile.path)
             let refused = try h.spawn(Binaries.authService, ["--state-dir", folder.path], name: "auth-refused")
             let status = await refused.waitForExit(timeout: .seconds(10))
-            #expect(status == 1)
+            #expect(status == 78)
             #expect(refused.stderr.contains("group or others may read it"))
             #expect(refused.stderr.contains("chmod 600"))
         }

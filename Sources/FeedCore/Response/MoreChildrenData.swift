@@ -1,0 +1,4 @@
+/// `json.data` of `/api/morechildren`.
+struct MoreChildrenData: Decodable {
+    var things: [CommentTreeItem]
+}

@@ -1,0 +1,5 @@
+/// Open-Meteo's error body: `{"error":true,"reason":"..."}`.
+struct OpenMeteoErrorBody: Decodable {
+    var error: Bool
+    var reason: String
+}
