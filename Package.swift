@@ -42,7 +42,7 @@ let package = Package(
         // The smallest service on the kit, built and tested with the rest.
         .executableTarget(name: "CounterService", dependencies: ["ServiceKit", "Bus"], path: "Examples/CounterService"),
         .target(name: "AuthCore", dependencies: ["Bus", "ServiceKit", "CSodium"]),
-        .executableTarget(name: "AuthService", dependencies: ["AuthCore", "Bus"]),
+        .executableTarget(name: "AuthService", dependencies: ["AuthCore", "Bus", "ServiceKit"]),
         // The domain services' socket-free cores, each tested against fixtures in the upstream's
         // real shapes: Open-Meteo / OpenWeatherMap and the embedded GeoNames city table (a plain
         // TSV: Foundation on Linux has no gzip decoder), Reddit, RFC 5545 iCalendar.

@@ -3,15 +3,15 @@
 import AuthCore
 import Bus
 import Foundation
+import ServiceKit
 
-await ServiceMain.run(
+await FeatureService.run(
     name: "auth", overview: "Sign-in state for the bus: OAuth 2.0 (PKCE) or local users; publishes auth.state.",
     options: AuthOptions.specs
 ) { context in
     // A bad option is a UsageError: ServiceMain prints it and exits 64.
     let options = try AuthOptions(context.arguments)
     let logger = context.logger
-    let bus = context.bus
     let stateDirectory = try context.stateDirectory()
     let dependencies = AuthDependencies.live(stateDirectory: stateDirectory, httpTimeout: options.httpTimeout)
 
@@ -34,15 +34,10 @@ await ServiceMain.run(
             ])
     }
 
-    let runtime = AuthRuntime(config: options.config, provider: provider, dependencies: dependencies, logger: logger) { snapshot in
-        do {
-            try await bus.publish("auth.state", snapshot, retain: true)
-        } catch {
-            logger.error("could not publish auth.state", metadata: ["error": "\(error)"])
-        }
-    }
+    let feature = AuthFeature(config: options.config, provider: provider, dependencies: dependencies, logger: logger)
+    let stored: StoredSession?
     do {
-        try await runtime.start()
+        stored = try feature.loadStoredSession()
     } catch {
         // A token file others may read: the service must not start on it (exit 78).
         throw ConfigurationError("\(error)")
@@ -52,5 +47,5 @@ await ServiceMain.run(
     } else {
         logger.info("token callers", metadata: ["callers": options.config.tokenCallers.sorted().joined(separator: ",")])
     }
-    return [AuthMethods.service(runtime: runtime, concurrency: try context.arguments.int("concurrency"))]
+    return feature.definition(stored: stored)
 }

@@ -5,15 +5,15 @@ import Foundation
 import ServiceKit
 import Testing
 
-/// The OAuth provider and the runtime against a real authorization server (authlib) on
+/// The OAuth provider and the auth feature (in the kit's store) against a real authorization server (authlib) on
 /// loopback, over real HTTP (URLSession).
 @Suite(.serialized)
 struct OAuthInteropTests {
-    /// A runtime for `server`, with tokens in memory and the real clock and HTTP.
+    /// The auth feature for `server`, with tokens in memory and the real clock and HTTP.
     final class Client: Sendable {
         let tokens = TokenBox()
         let published = Locked<[AuthSnapshot]>([])
-        let runtime: AuthRuntime
+        let runtime: AuthStoreClient
         let provider: OAuthProvider
 
         init(_ server: OAuthTestServer, tokenURL: String? = nil) throws {
@@ -23,9 +23,9 @@ struct OAuthInteropTests {
             provider = OAuthProvider(
                 config: try server.config(tokenURL: tokenURL), http: dependencies.http, clock: dependencies.clock, logger: logger)
             let published = self.published
-            runtime = AuthRuntime(
-                config: AuthConfig(provider: .oauth, tokenCallers: ["feed"]), provider: provider, dependencies: dependencies, logger: logger
-            ) { snapshot in published.withLock { $0.append(snapshot) } }
+            runtime = AuthStoreClient(
+                config: AuthConfig(provider: .oauth, tokenCallers: ["feed"]), provider: provider, dependencies: dependencies, logger: logger,
+                published: published)
         }
 
         /// startSignIn, the browser round trip; returns the redirect URL.

@@ -1,8 +1,10 @@
 import Foundation
 import ServiceKit
 
-/// The reducer's state: the phase and everything needed to leave it legally.
-public struct AuthState: Sendable, Equatable {
+/// The reducer's state: the phase and everything needed to leave it legally. `Codable` as every
+/// feature state is; it is never published or persisted as a whole (it holds the tokens): only
+/// its ``snapshot(provider:)`` is, as `auth.state`.
+public struct AuthState: Sendable, Equatable, Codable {
     public var phase: AuthPhase = .signedOut
     /// The signed-in session (`authenticated` and `refreshing` only).
     public var session: Session?

@@ -2,7 +2,7 @@ import Foundation
 
 /// Who is signed in and with which tokens. Lives in the reducer's state and in the token
 /// file; never in an event.
-public struct Session: Sendable, Equatable {
+public struct Session: Sendable, Equatable, Codable {
     public var user: String?
     public var scopes: [String]
     public var accessToken: Secret

@@ -2,7 +2,7 @@ import ServiceKit
 
 /// An OAuth authorization request in flight: what `startSignIn` sent the user to, and what the
 /// redirect must match.
-public struct OAuthAttempt: Sendable, Equatable {
+public struct OAuthAttempt: Sendable, Equatable, Codable {
     /// The `state` parameter: 256 random bits, echoed by the provider in the redirect.
     public var state: String
     /// The PKCE code verifier (RFC 7636), sent only with the code exchange.
@@ -21,8 +21,8 @@ public struct OAuthAttempt: Sendable, Equatable {
 }
 
 /// The sign-in that `signinInProgress` is about.
-public struct PendingSignIn: Sendable, Equatable {
-    public enum Method: Sendable, Equatable {
+public struct PendingSignIn: Sendable, Equatable, Codable {
+    public enum Method: Sendable, Equatable, Codable {
         /// Waiting for the OAuth redirect (or exchanging its code).
         case oauth(OAuthAttempt)
         /// Checking a local user's password.

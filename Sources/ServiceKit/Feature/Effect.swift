@@ -71,6 +71,11 @@ public struct Effect<Action: Sendable>: Sendable {
         Effect([.reply(id, encode(value, what: "the reply"))])
     }
 
+    /// Answers the request `id` with JSON already encoded (status 200).
+    public static func reply(_ id: RequestID, json: [UInt8]) -> Effect {
+        Effect([.reply(id, .success(json))])
+    }
+
     /// Answers the request `id` with an error status.
     public static func fail(_ id: RequestID, _ error: ServiceError) -> Effect {
         Effect([.reply(id, .failure(error))])
