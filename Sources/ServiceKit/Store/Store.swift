@@ -18,6 +18,7 @@ public actor Store<F: Feature> {
     let logger: Logger
     private var tracker: StateTopicTracker<F.State>
     private var waiters: [RequestID: CheckedContinuation<Result<[UInt8], ServiceError>, Never>] = [:]
+    private var watchdogs: [RequestID: Task<Void, Never>] = [:]
     private var nextRequest = 1
     private var runs: [Int: RunEntry] = [:]
     private var nextToken = 1
@@ -140,6 +141,8 @@ public actor Store<F: Feature> {
         timers = [:]
         for (_, waiter) in waiters { outbox.yield(.reply(waiter, .failure(ServiceError(503, "shutting_down", "the service is stopping")))) }
         waiters = [:]
+        for watchdog in watchdogs.values { watchdog.cancel() }
+        watchdogs = [:]
         outbox.finish()
         await publisher?.value
     }
@@ -163,11 +166,14 @@ public actor Store<F: Feature> {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[UInt8], ServiceError>, Never>) in
             waiters[requestID] = continuation
             counters.requestsWaiting = waiters.count
-            let watchdog = Task { [weak self] in
-                try? await Task.sleep(for: timeout)
+            watchdogs[requestID] = Task { [weak self] in
+                do {
+                    try await Task.sleep(for: timeout)
+                } catch {
+                    return
+                }
                 await self?.expire(requestID, after: timeout)
             }
-            _ = watchdog
             handle(make(requestID), cause: cause)
         }
         counters.requests += 1
@@ -247,11 +253,13 @@ public actor Store<F: Feature> {
     }
 
     private func answer(_ id: RequestID, _ result: Result<[UInt8], ServiceError>) {
+        watchdogs.removeValue(forKey: id)?.cancel()
         guard let waiter = waiters.removeValue(forKey: id) else { return }
         outbox.yield(.reply(waiter, result))
     }
 
     private func expire(_ id: RequestID, after timeout: Duration) {
+        watchdogs[id] = nil
         guard let waiter = waiters.removeValue(forKey: id) else { return }
         logger.warning("a request got no answer from the reducer", metadata: ["request": id.description, "timeout": "\(timeout)"])
         waiter.resume(returning: .failure(ServiceError(504, "timeout", "the service did not answer within \(timeout)")))
