@@ -204,3 +204,16 @@ final class Gate: Sendable {
         }
     }
 }
+
+/// Action names in logs and counters: the case, never the payload.
+struct ActionNameTests {
+    enum Inner: Sendable { case loginRequested(user: String, password: String), tick }
+    enum Outer: Sendable { case auth(Inner), plain, withValues(Int, String) }
+
+    @Test func name_isTheCasePath_withoutAssociatedValues() {
+        #expect(ActionName.of(Outer.auth(.loginRequested(user: "ann", password: "hunter2"))) == "auth.loginRequested")
+        #expect(ActionName.of(Outer.auth(.tick)) == "auth.tick")
+        #expect(ActionName.of(Outer.plain) == "plain")
+        #expect(ActionName.of(Outer.withValues(1, "secret")) == "withValues")
+    }
+}
