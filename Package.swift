@@ -59,7 +59,7 @@ let package = Package(
         .executableTarget(name: "BusTestService", dependencies: ["Bus"], path: "Tests/BusTestService"),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Bus", "BusTestSupport", "busctl", "BusTestService", "AuthService", "PersistService", "CounterService"]),
+            dependencies: ["Bus", "BusTestSupport", "ServiceKit", "busctl", "BusTestService", "AuthService", "PersistService", "CounterService"]),
     ],
     swiftLanguageModes: [.v6]
 )
