@@ -54,7 +54,9 @@ struct ComposeFileTests {
     @Test func composeSpecificationSchema_acceptsTheFile_andRefusesAnUnknownKey() async throws {
         let good = try await Self.run(["check-jsonschema", "--builtin-schema", "vendor.compose-spec", Self.composeFile.path])
         #expect(good.status == 0, "\(good.output)")
-        let broken = try Self.variant { $0.replacingOccurrences(of: "    init: true\n    restart: \"no\"", with: "    init: true\n    restart: \"no\"\n    imagez: x") }
+        let broken = try Self.variant {
+            $0.replacingOccurrences(of: "    init: true\n    restart: \"no\"", with: "    init: true\n    restart: \"no\"\n    imagez: x")
+        }
         defer { try? FileManager.default.removeItem(at: broken.deletingLastPathComponent()) }
         let bad = try await Self.run(["check-jsonschema", "--builtin-schema", "vendor.compose-spec", broken.path])
         #expect(bad.status != 0)
