@@ -104,6 +104,19 @@ struct EventServiceTests {
                     return item?.going == ["bob"] && item?.waitlist == ["carol"]
                 })
 
+            // Each user's lists stay apart: bob goes, alice only likes, carol still waits.
+            #expect(
+                await eventually {
+                    await h.retainedValue("events.user.alice", as: EventsWire.User.self)
+                        == EventsWire.User(user: "alice", liked: [gig], going: [], waitlisted: [])
+                })
+            #expect(
+                await h.retainedValue("events.user.bob", as: EventsWire.User.self)
+                    == EventsWire.User(user: "bob", liked: ["gig-2@it.test"], going: [gig], waitlisted: []))
+            #expect(
+                await h.retainedValue("events.user.carol", as: EventsWire.User.self)
+                    == EventsWire.User(user: "carol", liked: [], going: [], waitlisted: [gig]))
+
             // Signed out: like answers 403, and events.me shows nobody.
             let _: LogoutReply = try await caller.request("auth", "logout", NoInput(), timeout: .seconds(10))
             #expect(

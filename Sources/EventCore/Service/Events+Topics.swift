@@ -17,7 +17,12 @@ extension Events {
                 }),
             .family(
                 "events.item", keys: { Array(Set($0.items.keys).union($0.restoring)).sorted() }, value: { $0.items[$1] },
-                restore: { state, key, item in state.items[key] = item }),
+                restore: { state, key, item in
+                    // The counts are the lists' sizes; a saved item is read back with them so.
+                    var item = item
+                    item.syncCounts()
+                    state.items[key] = item
+                }),
             .family(
                 "events.user", keys: { users(in: $0).keys.sorted() },
                 value: { state, key in users(in: state)[key].map { UserEvents(user: $0, items: state.items) } }),
