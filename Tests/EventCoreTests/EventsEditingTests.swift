@@ -89,6 +89,16 @@ struct EventsEditingTests {
         await store.finish()
     }
 
+    @Test func create_ofAnEventTooLargeForItsTopic_isRefused413() async {
+        let store = EventsStore.make(EventsStore.state([]))
+        let draft = EventDraft(
+            title: "Huge", description: String(repeating: "x", count: 1_100_000), startsAt: Fixture.instant("2025-03-05T19:00:00Z"))
+        let id = await store.send(request: { .createRequested($0, draft, id: "huge") })
+        store.expectFailure(id, status: 413, code: "too_large")
+        #expect(store.lastRefusal?.message.hasPrefix("'huge' would take 1100") == true)
+        await store.finish()
+    }
+
     @Test func invariantCheck_findsEachKindOfBrokenState() {
         func broken(_ change: (inout EventItem) -> Void) -> String? {
             var item = EventItem(event: EventsStore.event("gig", capacity: 2), likedBy: ["a"], going: ["a"], waitlist: [])

@@ -76,6 +76,7 @@ extension Events {
                 return "an all-day event starts and ends at UTC midnights (ends_at is the day after the last day)"
             }
         }
+        if event.allDay && event.timeZone != nil { return "an all-day event has no time zone (its dates float)" }
         if let zone = event.timeZone, TimeZone(identifier: zone) == nil { return "unknown time zone '\(zone)' (an IANA name like Europe/Zurich)" }
         if let capacity = event.capacity, capacity < 1 { return "capacity must be at least 1, or left out for no limit" }
         if let location = event.location {

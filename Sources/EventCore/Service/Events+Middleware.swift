@@ -49,6 +49,35 @@ extension Events {
         }
     }
 
+    /// The largest value a state topic may carry: the kit publishes nothing over the bus's
+    /// 1 MiB message limit (less room for the topic and meta), so a larger one would be lost at
+    /// the next restart. Kept a little under the kit's bound.
+    static let maxTopicBytes = 1_000_000
+
+    /// Refuses (413 `too_large`) any action after which a changed event's topic or the index
+    /// would be over ``maxTopicBytes``: it could not be saved.
+    public static var sizeLimit: Middleware<Events> {
+        Middleware("size-limit") { record in
+            guard record.before.items != record.after.items else { return .accept }
+            let encoder = JSONEncoder()
+            for (key, item) in record.after.items where record.before.items[key] != item {
+                let size = (try? encoder.encode(item).count) ?? 0
+                if size > maxTopicBytes {
+                    return .refuse(
+                        ServiceError(413, "too_large", "'\(item.event.id)' would take \(size) bytes, over the \(maxTopicBytes) a topic may hold"))
+                }
+            }
+            let index = (try? encoder.encode(EventIndex(record.after.items)).count) ?? 0
+            if index > maxTopicBytes {
+                return .refuse(
+                    ServiceError(
+                        413, "too_large",
+                        "events.index would take \(index) bytes for \(record.after.items.count) events, over the \(maxTopicBytes) a topic may hold"))
+            }
+            return .accept
+        }
+    }
+
     /// What is broken in `state`, or nil.
     static func check(_ state: State) -> String? {
         for (key, item) in state.items {

@@ -60,6 +60,7 @@ public enum EventsService {
         service.use(Events.logging(logger))
         service.use(Events.invariant)
         service.use(Events.closedEvents)
+        service.use(Events.sizeLimit)
         return service
     }
 }

@@ -25,6 +25,7 @@ enum EventsStore {
     }
 
     static func make(_ state: Events.State, feature: Events = Events()) -> TestStore<Events> {
-        TestStore(feature, initialState: state, stateTopics: Events.stateTopics, middleware: [Events.invariant, Events.closedEvents])
+        TestStore(
+            feature, initialState: state, stateTopics: Events.stateTopics, middleware: [Events.invariant, Events.closedEvents, Events.sizeLimit])
     }
 }
