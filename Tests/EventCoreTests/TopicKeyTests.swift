@@ -15,6 +15,9 @@ struct TopicKeyTests {
         #expect(TopicKey.make("Alice") != TopicKey.make("alice"))
         #expect(TopicKey.make("a--b") != "a--b")
         #expect(TopicKey.make("@@@").hasPrefix("x--"))
+        // The hash checked against FNV-1a 64 computed independently (Python).
+        #expect(
+            TopicKey.make("sample-cinema@events.swiftbus.sample#20261215T200000Z") == "sample-cinema-events-le-20261215t200000z--06a197387ff09add")
         #expect(TopicKey.make(String(repeating: "é", count: 300)).count <= 60)
         for text in ["party@example.org", "series@x#20250301T120000Z", "Alice", "a--b", "@@@", String(repeating: "z", count: 200), "音乐"] {
             try Topic.validate("events.item." + TopicKey.make(text))

@@ -7,8 +7,9 @@
 /// - a text that is already a valid token, at most 64 bytes, and has no `--` is its own key
 ///   (`alice`, `jazz-night`);
 /// - anything else is a readable slug (lowercase ASCII letters, digits and `_`, every other run
-///   of characters one `-`, at most 40 bytes) then `--` then the 16 hex digits of the FNV-1a
-///   64-bit hash of its UTF-8 bytes (`party-example-org--8f2c0d7b1e9a3c44`).
+///   of characters one `-`; past 40 bytes its first 20 and last 19, so an occurrence keeps its
+///   date) then `--` then the 16 hex digits of the FNV-1a 64-bit hash of its UTF-8 bytes
+///   (`party-example-org--8f2c0d7b1e9a3c44`).
 ///
 /// Plain keys never contain `--` and slugs never do either, so a plain key never equals a
 /// hashed one; two texts share a hashed key only on a 64-bit hash collision, which the
@@ -27,12 +28,17 @@ public enum TopicKey {
                 if pendingDash && !slug.isEmpty { slug.append(UInt8(ascii: "-")) }
                 pendingDash = false
                 slug.append(byte)
-                if slug.count >= 40 { break }
             } else {
                 pendingDash = true
             }
         }
+        // A long slug keeps its start and its end: an occurrence's id ends in its date.
+        if slug.count > 40 { slug = Array(slug.prefix(20)) + [UInt8(ascii: "-")] + Array(slug.suffix(19)) }
+        slug = Array(slug.drop { $0 == UInt8(ascii: "-") })
         while slug.last == UInt8(ascii: "-") { slug.removeLast() }
+        while let double = slug.indices.dropLast().first(where: { slug[$0] == UInt8(ascii: "-") && slug[$0 + 1] == UInt8(ascii: "-") }) {
+            slug.remove(at: double)
+        }
         let hash = String(fnv1a64(bytes), radix: 16)
         let padded = String(repeating: "0", count: 16 - hash.count) + hash
         return (slug.isEmpty ? "x" : String(decoding: slug, as: UTF8.self)) + "--" + padded
