@@ -104,6 +104,11 @@ struct EventServiceTests {
                     return item?.going == ["bob"] && item?.waitlist == ["carol"]
                 })
 
+            // Export: both events as iCalendar, without the counts.
+            struct Export: Codable { var count: Int; var ics: String }
+            let export: Export = try await call("export", [:])
+            #expect(export.count == 2 && export.ics.contains("UID:\(gig)\r\n") && export.ics.contains("X-SWIFTBUS-CAPACITY:1\r\n"))
+
             // Each user's lists stay apart: bob goes, alice only likes, carol still waits.
             #expect(
                 await eventually {
