@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
         .library(name: "ServiceKitTesting", targets: ["ServiceKitTesting"]),
         .executable(name: "CounterService", targets: ["CounterService"]),
+        .executable(name: "EventService", targets: ["EventService"]),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev. A module map with `link "zmq"` and no pkgConfig:
@@ -50,16 +51,21 @@ let package = Package(
         .testTarget(name: "WeatherCoreTests", dependencies: ["WeatherCore"], resources: [.copy("Fixtures")]),
         .target(name: "FeedCore"),
         .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore"], resources: [.copy("Fixtures")]),
-        .target(name: "EventCore"),
+        // EventCore also holds the `events` service's feature (on the kit) and its sample calendar.
+        .target(name: "EventCore", dependencies: ["Bus", "ServiceKit"], resources: [.copy("Resources/sample-events.ics")]),
+        .executableTarget(name: "EventService", dependencies: ["EventCore", "ServiceKit", "Bus"]),
         // The .ics fixtures (written by Python's icalendar, plus hand-written malformed ones) are
         // read from disk next to the tests, not bundled.
-        .testTarget(name: "EventCoreTests", dependencies: ["EventCore"], exclude: ["Fixtures"]),
+        .testTarget(name: "EventCoreTests", dependencies: ["EventCore", "ServiceKit", "ServiceKitTesting", "Bus"], exclude: ["Fixtures"]),
         .testTarget(name: "AuthServiceTests", dependencies: ["AuthCore", "ServiceKit", "BusTestSupport"]),
         // A fixture service the integration tests run as a real process.
         .executableTarget(name: "BusTestService", dependencies: ["Bus"], path: "Tests/BusTestService"),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Bus", "BusTestSupport", "ServiceKit", "busctl", "BusTestService", "AuthService", "PersistService", "CounterService"]),
+            dependencies: [
+                "Bus", "BusTestSupport", "ServiceKit", "busctl", "BusTestService", "AuthService", "PersistService", "CounterService",
+                "EventService",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )
