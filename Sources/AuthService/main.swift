@@ -12,16 +12,26 @@ await FeatureService.run(
     // A bad option is a UsageError: ServiceMain prints it and exits 64.
     let options = try AuthOptions(context.arguments)
     let logger = context.logger
-    let stateDirectory = try context.stateDirectory()
+    let stateDirectory: URL
+    do {
+        stateDirectory = try context.stateDirectory()
+    } catch {
+        throw ConfigurationError("cannot create the state directory (--state-dir): \(error)")
+    }
     let dependencies = AuthDependencies.live(stateDirectory: stateDirectory, httpTimeout: options.httpTimeout)
 
     let provider: any IdentityProvider
     switch options.provider {
     case .local:
-        provider = try LocalProvider(
-            usersFile: stateDirectory.appendingPathComponent("users.json"), hasher: dependencies.passwordHasher,
-            random: dependencies.random, clock: dependencies.clock, accessLifetime: options.accessTTL,
-            refreshLifetime: options.refreshTTL, scopes: options.localScopes)
+        do {
+            provider = try LocalProvider(
+                usersFile: stateDirectory.appendingPathComponent("users.json"), hasher: dependencies.passwordHasher,
+                random: dependencies.random, clock: dependencies.clock, accessLifetime: options.accessTTL,
+                refreshLifetime: options.refreshTTL, scopes: options.localScopes)
+        } catch let error as SecureFileError {
+            // A users file others may read (or that cannot be read): exit 78, as for tokens.json.
+            throw ConfigurationError(error.description)
+        }
         logger.info("local provider", metadata: ["state_dir": stateDirectory.path])
     case .oauth:
         let config = options.oauth!

@@ -14,8 +14,8 @@ import Testing
 /// ```
 /// It fails the test on a state change the test did not assert (the closure gets the state
 /// before the action and must turn it into the state after), on an action an effect sent back
-/// that the test did not `receive`, on an effect still running at ``finish()``, and on a change
-/// event the test did not `expectPublish`. Time moves only with ``advance(by:)``.
+/// that the test did not `receive`, on an effect still running or a request never answered at
+/// ``finish()``, and on a change event the test did not `expectPublish`. Time moves only with ``advance(by:)``.
 @MainActor
 public final class TestStore<F: Feature> where F.Action: Equatable {
     /// The current state.
@@ -33,6 +33,9 @@ public final class TestStore<F: Feature> where F.Action: Equatable {
     var replies: [RequestID: Result<[UInt8], ServiceError>] = [:]
     var nextRequest = 1
     var nextToken = 1
+    var timerGeneration = 0
+    var requests: [RequestID] = []
+    var answered = Set<RequestID>()
     let report: (String, SourceLocation) -> Void
 
     /// Every retained state-topic publish so far, in order (for tests of what the bus would see).
@@ -81,6 +84,7 @@ public final class TestStore<F: Feature> where F.Action: Equatable {
     ) async -> RequestID {
         let id = RequestID(nextRequest)
         nextRequest += 1
+        requests.append(id)
         let action = make(id)
         checkNothingReceived(before: "sending \(ActionName.of(action))", sourceLocation)
         apply(action, cause: Cause(kind: .request, id: "request-\(id.value)", request: id), expected: expected, sourceLocation)
@@ -171,6 +175,11 @@ public final class TestStore<F: Feature> where F.Action: Equatable {
         let deadline = ContinuousClock.now + timeout
         while !runs.isEmpty, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
         checkNothingReceived(before: "finishing", sourceLocation)
+        let unanswered = requests.filter { !answered.contains($0) }
+        if !unanswered.isEmpty {
+            // The service would answer these 504 after its request timeout.
+            report("request(s) never answered: \(unanswered.map(\.description).joined(separator: ", "))", sourceLocation)
+        }
         if !events.isEmpty {
             report("\(events.count) publish(es) not checked: \(events.map(\.topic).joined(separator: ", "))", sourceLocation)
             events = []
@@ -209,7 +218,10 @@ public final class TestStore<F: Feature> where F.Action: Equatable {
         switch Reduction.apply(feature, middleware: middleware, state: &state, action: action, cause: cause) {
         case .refused(let error, _, _):
             lastRefusal = error
-            if let request = cause.request { replies[request] = .failure(error) }
+            if let request = cause.request {
+                replies[request] = .failure(error)
+                answered.insert(request)
+            }
         case .applied(let effect, _):
             perform(effect, cause: cause)
         }
@@ -244,7 +256,10 @@ public final class TestStore<F: Feature> where F.Action: Equatable {
         statePublishes += publishes
         for error in errors { report("a state topic could not be published: \(error)", #_sourceLocation) }
         events += pendingEvents
-        for (id, result) in pendingReplies { replies[id] = result }
+        for (id, result) in pendingReplies {
+            replies[id] = result
+            answered.insert(id)
+        }
         reconcileTimers()
     }
 
@@ -281,7 +296,8 @@ public final class TestStore<F: Feature> where F.Action: Equatable {
             ids.insert(timer.id)
             if let running = timers[timer.id], running.interval == timer.interval { continue }
             timers[timer.id]?.task.cancel()
-            let generation = (timers[timer.id]?.generation ?? 0) + 1
+            timerGeneration += 1
+            let generation = timerGeneration
             let clock = self.clock
             let action = timer.action
             let id = timer.id

@@ -79,7 +79,10 @@ struct ComposeFileTests {
         for stateful in ["persist", "auth", "feed", "weather", "events"] {
             let volumes = services[stateful]?["volumes"] as? [String] ?? []
             #expect(volumes.contains("\(stateful)-data:/var/lib/swiftbus/state"), "\(stateful) keeps no state in a named volume")
+            // Its own key volume and no other's: a compromised container holds one identity.
+            #expect(volumes.filter { $0.hasPrefix("keys-") } == ["keys-\(stateful):/var/lib/swiftbus/keys"])
         }
+        #expect((services["kernel"]?["volumes"] as? [String]) == ["keys-kernel:/var/lib/swiftbus/keys"])
         let text = try String(contentsOf: Self.composeFile, encoding: .utf8).lowercased()
         #expect(!text.contains("secret:") && !text.contains("password") && !text.contains("key_secret"))
     }

@@ -87,7 +87,7 @@ struct Lab: Feature {
 
     static let topics: [StateTopic<State>] = [
         .value("lab.state", { Value(value: $0.value) }, restore: { state, saved in state.value = saved.value }),
-        .value("lab.items", { $0.items.keys.sorted() }, restore: { _, _ in }),
+        .value("lab.items", { $0.items.keys.sorted() }, restore: { state, keys in for key in keys { state.items[key] = state.items[key] ?? 0 } }),
         .family("lab.item", keys: { $0.items.keys.sorted() }, value: { $0.items[$1] }, restore: { state, key, value in state.items[key] = value }),
     ]
 }

@@ -92,9 +92,7 @@ struct StoreTests {
         let recorder = PortRecorder(saved: [
             "lab.state": "{\"value\":7}", "lab.items": "[\"a\",\"b\"]", "lab.item.a": "1", "lab.item.b": "null", "lab.item.c": "3",
         ])
-        let store = Store(
-            Lab(lookup: { [$0] }), initialState: Lab.State(items: ["a": 0, "b": 0]), stateTopics: Lab.topics, ports: recorder.ports,
-            logger: Logger(label: "store-test", level: .critical))
+        let store = makeStore(recorder)
         try await store.restore()
         #expect(await store.state.value == 7)
         #expect(await store.state.items == ["a": 1, "b": 0])
@@ -102,8 +100,41 @@ struct StoreTests {
         await store.start()
         #expect(try value(await store.request { .readRequested($0) }) == 7)
         await store.shutdown()
-        // Only what differs from the saved values is published: b's value (null was saved).
+        // The index put the keys back, the family their values; only what differs from the
+        // saved values is published: b's value (null was saved for it).
         #expect(recorder.published.value.map { "\($0.topic)=\($0.payload)" } == ["lab.item.b=0"])
+    }
+
+    @Test func restore_keepsLargeIntegersExact_andAPlainTopicsNullIsAValue() async throws {
+        struct Big: Feature {
+            struct State: Codable, Equatable, Sendable {
+                var big: Int64 = 0
+                var note: String? = "initial"
+            }
+            enum Action: Sendable { case touched }
+            func reduce(into state: inout State, _ action: Action) -> Effect<Action> { .none }
+        }
+        let recorder = PortRecorder(saved: ["big.state": #"{"big":9223372036854775807,"note":null}"#])
+        let store = Store(
+            Big(), initialState: Big.State(), stateTopics: [.state("big.state")], ports: recorder.ports,
+            logger: Logger(label: "store-test", level: .critical))
+        try await store.restore()
+        #expect(await store.state == Big.State(big: .max, note: nil))
+        await store.start()
+        await store.shutdown()
+        #expect(recorder.published.value.isEmpty)
+    }
+
+    @Test func aTopicWithoutRestore_isPublishedButNeverAskedFor() async throws {
+        let recorder = PortRecorder()
+        let store = Store(
+            Lab(lookup: { [$0] }), initialState: Lab.State(), stateTopics: [.value("lab.view", { $0.value })], ports: recorder.ports,
+            logger: Logger(label: "store-test", level: .critical))
+        try await store.restore()
+        await store.start()
+        await store.shutdown()
+        #expect(recorder.restoreCalls.value.isEmpty)
+        #expect(recorder.topics == ["lab.view"])
     }
 
     @Test func restore_failsRatherThanStartingOverASavedValueItCannotRead() async throws {

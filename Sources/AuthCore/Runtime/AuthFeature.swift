@@ -203,7 +203,7 @@ public struct AuthFeature: Feature {
         service.clock = dependencies.clock
         let provider = reducer.config.provider
         // The truth is the token file, not persist: published, never restored.
-        service.state(.value("auth.state", restores: false, { $0.snapshot(provider: provider) }))
+        service.state(.value("auth.state", { $0.snapshot(provider: provider) }))
         service.method("startSignIn") { (id, _: AuthRequest.Nothing) in .startSignInRequested(id) }
         service.method("completeSignIn") { (id, input: AuthRequest.CompleteSignIn) in
             .auth(.redirectReceived(id, redirectURL: input.redirectURL))

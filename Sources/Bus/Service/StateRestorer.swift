@@ -44,6 +44,21 @@ extension BusClient {
     public func restore<Value: Decodable & Sendable>(
         _ topic: String, as type: Value.Type = Value.self, deadline: Duration = .seconds(5), service: String = "persist"
     ) async throws(BusError) -> Restored<Value>? {
+        guard let raw = try await restorePayload(topic, deadline: deadline, service: service) else { return nil }
+        let value: Value
+        do {
+            value = try JSONDecoder().decode(Value.self, from: Data(raw.value))
+        } catch {
+            throw .invalidPayload("the saved value of '\(topic)' (seq \(raw.seq), from \(raw.source.rawValue)) is not a \(Value.self): \(error)")
+        }
+        return Restored(value: value, seq: raw.seq, meta: raw.meta, source: raw.source)
+    }
+
+    /// As ``restore(_:as:deadline:service:)``, with the saved JSON payload's bytes exactly as
+    /// they were published (no decoding, so no number loses precision on the way).
+    public func restorePayload(
+        _ topic: String, deadline: Duration = .seconds(5), service: String = "persist"
+    ) async throws(BusError) -> Restored<[UInt8]>? {
         try Topic.validate(topic)
         async let saved = askPersist(topic, service: service, deadline: deadline)
         async let current = askKernel(topic, timeout: min(deadline, .seconds(2)))
@@ -77,19 +92,12 @@ extension BusClient {
         let highest = candidates.map(\.value.meta.seq).max() ?? best.value.meta.seq
         continueSequence(topic, after: highest)
         setProvisional(topic, !persistAnswered && best.value.meta.flags.contains(.provisional))
-        let value: Value
-        do {
-            value = try JSONDecoder().decode(Value.self, from: Data(best.value.payload))
-        } catch {
-            throw .invalidPayload(
-                "the saved value of '\(topic)' (seq \(best.value.meta.seq), from \(best.source.rawValue)) is not a \(Value.self): \(error)")
-        }
         logger.info(
             "restored \(topic)",
             metadata: [
                 "seq": String(best.value.meta.seq), "source": best.source.rawValue, "persist": persistAnswered ? "answered" : "unavailable",
             ])
-        return Restored(value: value, seq: best.value.meta.seq, meta: best.value.meta, source: best.source)
+        return Restored(value: best.value.payload, seq: best.value.meta.seq, meta: best.value.meta, source: best.source)
     }
 
     private enum RestoreAnswer: Sendable {

@@ -26,7 +26,7 @@ extension Events {
             .family(
                 "events.user", keys: { users(in: $0).keys.sorted() },
                 value: { state, key in users(in: state)[key].map { UserEvents(user: $0, items: state.items) } }),
-            .value("events.me", restores: false, { UserEvents(user: $0.user, items: $0.items) }),
+            .value("events.me", { UserEvents(user: $0.user, items: $0.items) }),
         ]
     }
 

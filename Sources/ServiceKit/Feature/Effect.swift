@@ -51,7 +51,8 @@ public struct Effect<Action: Sendable>: Sendable {
         Effect([.run(Run(id: id, cancelInFlight: cancelInFlight, name: name, operation: operation, onError: onError))])
     }
 
-    /// Cancels the running work and the timer named `id` (nothing when none runs).
+    /// Cancels the running work named `id` (nothing when none runs); what it sends afterwards
+    /// is dropped. Timers are not cancelled this way: they run while the state wants them.
     public static func cancel(_ id: EffectID) -> Effect { Effect([.cancel(id)]) }
 
     /// Work that must be done before the state this action produced is published, on the

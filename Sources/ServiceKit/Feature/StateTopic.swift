@@ -25,56 +25,66 @@ public struct StateTopic<State: Sendable>: Sendable {
     /// Applies one restored value.
     let apply: @Sendable (inout State, String, Data) throws -> Void
 
-    /// The whole state on one topic (the counter's `counter.state`).
+    /// The whole state on one topic (the counter's `counter.state`), restored at start unless
+    /// `restores` is false.
     public static func state(_ topic: String, restores: Bool = true) -> StateTopic where State: Codable {
-        value(topic, restores: restores, { $0 }, restore: { state, value in state = value })
+        restores ? value(topic, { $0 }, restore: { state, value in state = value }) : value(topic, { $0 })
     }
 
-    /// A projection of the state on one topic; `restore` writes a saved value back.
+    /// A projection of the state on one topic. It is restored at start only when `restore` is
+    /// given (it writes the saved value back); without it the topic is published, not restored
+    /// (`auth.state`, whose truth is auth's own token file).
     ///
     /// - Parameters:
     ///   - topic: the topic (`weather.state`).
-    ///   - restores: false to publish without restoring.
     ///   - project: the value to publish.
-    ///   - apply: puts a restored value back into the state.
+    ///   - restore: puts a restored value back into the state.
     public static func value<Value: Codable & Sendable>(
-        _ topic: String, restores: Bool = true, _ project: @escaping @Sendable (State) -> Value,
-        restore apply: @escaping @Sendable (inout State, Value) -> Void = { _, _ in }
+        _ topic: String, _ project: @escaping @Sendable (State) -> Value, restore: (@Sendable (inout State, Value) -> Void)? = nil
     ) -> StateTopic {
         StateTopic(
-            name: topic, isFamily: false, restores: restores,
+            name: topic, isFamily: false, restores: restore != nil,
             project: { state in [topic: Effect<Never>.encode(project(state), what: "the value of '\(topic)'")] },
             restoreTopics: { _ in [topic] },
-            apply: { state, _, data in apply(&state, try JSONDecoder().decode(Value.self, from: data)) })
+            apply: { state, _, data in restore?(&state, try JSONDecoder().decode(Value.self, from: data)) })
     }
 
     /// One topic per key, `<prefix>.<key>`: published for every key `keys` lists; a key that
-    /// disappears is published once more as JSON `null` (removed), and is not restored.
+    /// disappears is published once more as JSON `null` (removed).
+    ///
+    /// With `restore`, the members are restored at start for the keys `keys` finds in the state
+    /// restored so far: declare first the topic whose restore puts the keys back (an index).
+    /// Without it the family is published only (a view derived from other topics).
     ///
     /// - Parameters:
     ///   - prefix: the family's prefix.
-    ///   - keys: the keys the state has now (topic tokens: lowercase letters, digits, `_`, `-`).
+    ///   - keys: the keys the state has now (topic tokens: lowercase letters, digits, `_`, `-`);
+    ///     a key that is not a valid token is not published (an error is logged and counted).
     ///   - value: the value of one key (nil: not published).
-    ///   - apply: puts a restored value back; called for the keys `keys` lists in the restored
-    ///     state, so restore the topic that holds the index first.
+    ///   - restore: puts a restored member back.
     public static func family<Value: Codable & Sendable>(
         _ prefix: String, keys: @escaping @Sendable (State) -> [String], value: @escaping @Sendable (State, String) -> Value?,
-        restore apply: @escaping @Sendable (inout State, String, Value) -> Void = { _, _, _ in }
+        restore: (@Sendable (inout State, String, Value) -> Void)? = nil
     ) -> StateTopic {
         StateTopic(
-            name: prefix, isFamily: true, restores: true,
+            name: prefix, isFamily: true, restores: restore != nil,
             project: { state in
                 var out: [String: Result<[UInt8], ServiceError>] = [:]
                 for key in keys(state) {
+                    let topic = "\(prefix).\(key)"
+                    guard (try? Topic.validate(topic)) != nil else {
+                        out[topic] = .failure(ServiceError(500, "invalid_topic", "'\(topic)' is not a valid topic: the key is not a topic token"))
+                        continue
+                    }
                     guard let member = value(state, key) else { continue }
-                    out["\(prefix).\(key)"] = Effect<Never>.encode(member, what: "the value of '\(prefix).\(key)'")
+                    out[topic] = Effect<Never>.encode(member, what: "the value of '\(topic)'")
                 }
                 return out
             },
-            restoreTopics: { state in keys(state).map { "\(prefix).\($0)" } },
+            restoreTopics: { state in keys(state).map { "\(prefix).\($0)" }.filter { (try? Topic.validate($0)) != nil } },
             apply: { state, topic, data in
                 let key = String(topic.dropFirst(prefix.count + 1))
-                apply(&state, key, try JSONDecoder().decode(Value.self, from: data))
+                restore?(&state, key, try JSONDecoder().decode(Value.self, from: data))
             })
     }
 

@@ -35,6 +35,8 @@ package struct StateTopicTracker<State: Sendable>: Sendable {
             for name in values.keys.sorted() {
                 switch values[name]! {
                 case .failure(let error):
+                    // Not recorded as published: the index of a family never lists a member
+                    // the bus does not hold.
                     errors.append(error)
                 case .success(let bytes) where bytes.count > Self.maxValueBytes:
                     errors.append(

@@ -23,6 +23,9 @@ public actor Store<F: Feature> {
     private var runs: [Int: RunEntry] = [:]
     private var nextToken = 1
     private var timers: [EffectID: TimerEntry] = [:]
+    /// Counts every timer started, so a firing of a timer that was replaced is never taken
+    /// for one of its successor (even one with the same id).
+    private var timerGeneration = 0
     private var counters = StoreStats()
     private var stopped = false
     private let outbox: AsyncStream<Outgoing>.Continuation
@@ -77,6 +80,7 @@ public actor Store<F: Feature> {
     /// - Throws: ``StoreError/restoreFailed(topic:reason:)`` when a saved value cannot be read
     ///   back: the service must not start and overwrite it with an empty state.
     public func restore() async throws(StoreError) {
+        var restored: [(topic: StateTopic<F.State>, name: String, bytes: [UInt8])] = []
         for topic in tracker.topics where topic.restores {
             for name in topic.restoreTopics(state) {
                 let bytes: [UInt8]?
@@ -86,13 +90,23 @@ public actor Store<F: Feature> {
                     throw .restoreFailed(topic: name, reason: "\(error)")
                 }
                 guard let bytes else { continue }
-                tracker.markPublished(name, bytes)
-                guard bytes != removedValue else { continue }
+                restored.append((topic, name, bytes))
+                // A removed family member was published as null; a plain topic's null is a value.
+                if topic.isFamily, bytes == removedValue { continue }
                 do {
                     try topic.apply(&state, name, Data(bytes))
                 } catch {
                     throw .restoreFailed(topic: name, reason: "the saved value does not decode: \(error)")
                 }
+            }
+        }
+        // What the bus holds: the restored state's own encoding of each saved value (so a
+        // saved value written with other formatting is not published again), or null.
+        for (topic, name, bytes) in restored {
+            if bytes != removedValue, case .success(let projected)? = topic.project(state)[name] {
+                tracker.markPublished(name, projected)
+            } else {
+                tracker.markPublished(name, bytes)
             }
         }
     }
@@ -160,6 +174,7 @@ public actor Store<F: Feature> {
         id: String? = nil, correlationID: String? = nil, timeout: Duration = .seconds(30), _ make: @Sendable (RequestID) -> F.Action
     ) async -> Result<[UInt8], ServiceError> {
         guard !stopped else { return .failure(ServiceError(503, "shutting_down", "the service is stopping")) }
+        guard publisher != nil else { return .failure(ServiceError(503, "starting", "the service has not started yet")) }
         let requestID = RequestID(nextRequest)
         nextRequest += 1
         let cause = Cause(kind: .request, id: id ?? "request-\(requestID.value)", correlationID: correlationID ?? "", request: requestID)
@@ -205,7 +220,7 @@ public actor Store<F: Feature> {
             if let request = cause.request { answer(request, .failure(error)) }
         case .applied(let effect, let record):
             count(record)
-            perform(effect, cause: cause)
+            perform(effect, cause: cause, stateChanged: record.before != record.after)
         }
     }
 
@@ -216,7 +231,7 @@ public actor Store<F: Feature> {
         counters.byAction[record.name, default: 0] += 1
     }
 
-    private func perform(_ effect: Effect<F.Action>, cause: Cause) {
+    private func perform(_ effect: Effect<F.Action>, cause: Cause, stateChanged: Bool) {
         var events: [(String, [UInt8])] = []
         var replies: [(RequestID, Result<[UInt8], ServiceError>)] = []
         for operation in effect.operations {
@@ -231,7 +246,8 @@ public actor Store<F: Feature> {
             case .reply(let id, let result): replies.append((id, result))
             }
         }
-        publishChanges(cause: cause)
+        // An action that left the state as it was cannot change a projection: no encoding.
+        if stateChanged { publishChanges(cause: cause) }
         for (topic, payload) in events {
             counters.eventPublishes += 1
             outbox.yield(.publish(topic: topic, payload: payload, retain: false, cause: cause))
@@ -311,7 +327,8 @@ public actor Store<F: Feature> {
             ids.insert(timer.id)
             if let running = timers[timer.id], running.interval == timer.interval { continue }
             timers[timer.id]?.task.cancel()
-            let generation = (timers[timer.id]?.generation ?? 0) + 1
+            timerGeneration += 1
+            let generation = timerGeneration
             let clock = self.clock
             let action = timer.action
             let id = timer.id
@@ -323,7 +340,8 @@ public actor Store<F: Feature> {
                     } catch {
                         return
                     }
-                    await self?.timerFired(id, generation: generation, action: action)
+                    guard let self else { return }
+                    await self.timerFired(id, generation: generation, action: action)
                 }
             }
             timers[timer.id] = TimerEntry(interval: timer.interval, generation: generation, task: task)

@@ -18,7 +18,7 @@ public struct StorePorts: Sendable {
         self.restore = restore
     }
 
-    /// The bus: ``BusClient/restore(_:as:deadline:service:)`` (persist and the kernel's
+    /// The bus: ``BusClient/restorePayload(_:deadline:service:)`` (persist and the kernel's
     /// retained value, the provisional rule included) and ``BusClient/publish(_:payload:retain:contentType:correlationID:causationID:flags:)``.
     public static func bus(_ client: BusClient, restoreDeadline: Duration = .seconds(5)) -> StorePorts {
         StorePorts(
@@ -26,8 +26,7 @@ public struct StorePorts: Sendable {
                 try await client.publish(topic, payload: payload, retain: retain, correlationID: cause.correlationID, causationID: cause.id)
             },
             restore: { topic in
-                guard let restored = try await client.restore(topic, as: JSONValue.self, deadline: restoreDeadline) else { return nil }
-                return Array(try JSONEncoder.bus.encode(restored.value))
+                try await client.restorePayload(topic, deadline: restoreDeadline)?.value
             })
     }
 }
