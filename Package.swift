@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
         .library(name: "ServiceKitTesting", targets: ["ServiceKitTesting"]),
         .executable(name: "CounterService", targets: ["CounterService"]),
+        .executable(name: "FeedService", targets: ["FeedService"]),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev. A module map with `link "zmq"` and no pkgConfig:
@@ -48,8 +49,11 @@ let package = Package(
         // TSV: Foundation on Linux has no gzip decoder), Reddit, RFC 5545 iCalendar.
         .target(name: "WeatherCore", resources: [.copy("Resources/cities15000.tsv")]),
         .testTarget(name: "WeatherCoreTests", dependencies: ["WeatherCore"], resources: [.copy("Fixtures")]),
-        .target(name: "FeedCore"),
-        .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore"], resources: [.copy("Fixtures")]),
+        .target(name: "FeedCore", dependencies: ["Bus", "ServiceKit"]),
+        .executableTarget(name: "FeedService", dependencies: ["FeedCore", "ServiceKit", "Bus"]),
+        .testTarget(
+            name: "FeedCoreTests", dependencies: ["FeedCore", "ServiceKit", "ServiceKitTesting", "Bus", "BusTestSupport"],
+            resources: [.copy("Fixtures")]),
         .target(name: "EventCore"),
         // The .ics fixtures (written by Python's icalendar, plus hand-written malformed ones) are
         // read from disk next to the tests, not bundled.
@@ -59,7 +63,7 @@ let package = Package(
         .executableTarget(name: "BusTestService", dependencies: ["Bus"], path: "Tests/BusTestService"),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Bus", "BusTestSupport", "busctl", "BusTestService", "AuthService", "PersistService", "CounterService"]),
+            dependencies: ["Bus", "BusTestSupport", "busctl", "BusTestService", "AuthService", "PersistService", "CounterService", "FeedService"]),
     ],
     swiftLanguageModes: [.v6]
 )
