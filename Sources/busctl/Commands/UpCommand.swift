@@ -34,7 +34,9 @@ struct UpCommand: BusctlCommand {
 
         Every service is started as:
           PATH --kernel URL --events-in URL --events-out URL --log-level LEVEL
-               --state-dir STATE/NAME [ARGS from --service-args NAME=ARGS]
+               --state-dir STATE/NAME [DEFAULTS] [ARGS from --service-args NAME=ARGS]
+        where DEFAULTS is '--token-callers feed' for auth (feed may read the access token;
+        --service-args 'auth=--token-callers ...' replaces it) and nothing for the others,
         with BUS_KERNEL, BUS_EVENTS_IN, BUS_EVENTS_OUT, BUS_LOG_LEVEL, BUS_STATE_DIR,
         BUS_SERVICE=NAME and BUS_EXIT_WITH_PARENT=PID (the kernel and Swift services stop
         themselves if this process dies without stopping them) in its environment. NAME must
@@ -69,6 +71,10 @@ struct UpCommand: BusctlCommand {
         ("events", "EventService"),
     ]
 
+    /// Arguments a package service gets before its --service-args (a later value of the same
+    /// option wins): `auth` hands the access token to `feed` and nobody else.
+    static let defaultArguments: [String: [String]] = ["auth": ["--token-callers", "feed"]]
+
     /// A service to run, as the command line asked for it.
     struct Selected: Sendable {
         var name: String
@@ -102,7 +108,7 @@ struct UpCommand: BusctlCommand {
         }
         binDirectory = arguments.value("bin-dir").map { URL(fileURLWithPath: $0) }
 
-        var services = Self.packageServices.map { Selected(name: $0.name) }
+        var services = Self.packageServices.map { Selected(name: $0.name, arguments: Self.defaultArguments[$0.name] ?? []) }
         for entry in arguments.all("service") {
             let (name, path) = try Self.split(entry, option: "service", what: "NAME=PATH")
             guard !path.isEmpty else { throw UsageError("--service \(entry): PATH is empty") }
