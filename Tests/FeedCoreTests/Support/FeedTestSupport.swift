@@ -14,8 +14,15 @@ enum FeedTest {
 
     /// Tokens as `auth` hands them out: `token-1`, and after each refresh the next number.
     final class Tokens: Sendable {
-        let issued = Locked(1)
+        let issued: Locked<Int>
         let refreshes = Locked(0)
+        /// Whether a refresh brings a new token (false: auth's refresh failed).
+        let refreshWorks: Bool
+
+        init(first: Int = 1, refreshWorks: Bool = true) {
+            issued = Locked(first)
+            self.refreshWorks = refreshWorks
+        }
         var current: String { "token-\(issued.withLock { $0 })" }
 
         var value: AuthTokens {
@@ -23,7 +30,7 @@ enum FeedTest {
                 token: { () async throws(AuthTokenFailure) -> String in "token-\(self.issued.withLock { $0 })" },
                 refresh: { () async throws(AuthTokenFailure) in
                     self.refreshes.withLock { $0 += 1 }
-                    self.issued.withLock { $0 += 1 }
+                    if self.refreshWorks { self.issued.withLock { $0 += 1 } }
                 })
         }
     }
