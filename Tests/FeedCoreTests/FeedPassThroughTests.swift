@@ -97,6 +97,41 @@ struct FeedPassThroughTests {
         }
     }
 
+    @Test func search_searchSubreddits_andUser_answerRedditsResults() async throws {
+        try await RedditTestServer.with { server in
+            let store = FeedTest.store(server.base)
+            let search = FeedInput.Search(q: "actors & tasks", subreddit: "swift", sort: "new", t: "month", limit: 5)
+            let searchID = await store.send(request: { .searchRequested($0, search) })
+            let posts = try Fixture.ok("subreddit_hot.json").listing(of: Post.self, for: nil)
+            await store.receive(.answered(searchID, .success(.posts(posts))))
+            _ = store.reply(searchID)
+
+            let subreddits = await store.send(request: { .searchSubredditsRequested($0, FeedInput.SearchSubreddits(query: "swi")) })
+            let found = try Fixture.ok("search_subreddits.json").subredditSearch(for: nil)
+            await store.receive(.answered(subreddits, .success(.subreddits(found))))
+            _ = store.reply(subreddits)
+
+            let about = await store.send(request: { .userRequested($0, FeedInput.User(name: "bob")) })
+            let account = try Fixture.ok("user_about.json").account(for: .userAbout(username: "bob"))
+            await store.receive(.answered(about, .success(.account(account))))
+            _ = store.reply(about)
+
+            let overview = await store.send(request: { .userRequested($0, FeedInput.User(name: "bob", where: "overview")) })
+            let items = try Fixture.ok("user_overview.json").listing(of: UserContentItem.self, for: nil)
+            await store.receive(.answered(overview, .success(.userContent(items))))
+            _ = store.reply(overview)
+
+            let saved = await store.send(request: { .userRequested($0, FeedInput.User(name: "bob", where: "saved")) })
+            store.expectFailure(saved, status: 403, code: "sign_in_required")
+
+            let seen = try server.requests()
+            #expect(seen.map(\.path) == ["/r/swift/search.json", "/api/search_subreddits.json", "/user/bob/about.json", "/user/bob/overview.json"])
+            #expect(seen[0].query == ["q": "actors & tasks", "sort": "new", "t": "month", "restrict_sr": "1", "limit": "5", "raw_json": "1"])
+            #expect(seen[1].form == ["query": "swi"])
+            await store.finish()
+        }
+    }
+
     @Test func badInput_isRefusedBeforeAnyRequest() async throws {
         let store = FeedTest.store(try await FeedTest.deadURL(), state: try FeedTest.signedInState())
         let listing = await store.send(request: { .listingRequested($0, ListingQuery(subreddit: "no spaces")) })

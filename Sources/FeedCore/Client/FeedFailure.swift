@@ -28,53 +28,5 @@ public enum FeedFailure: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// True when nobody is signed in (as Reddit or `auth` says).
-    public var isSignedOut: Bool {
-        switch self {
-        case .reddit(let error): return error == .signInRequired
-        case .auth(.signedOut): return true
-        case .auth: return false
-        }
-    }
-
-    public var description: String { serviceError.description }
-
-    /// The failure an effect's error stands for (a cancellation never gets here).
-    public init(_ error: any Error) {
-        switch error {
-        case let failure as FeedFailure: self = failure
-        case let error as RedditError: self = .reddit(error)
-        default: self = .reddit(.invalidResponse(status: 0, excerpt: "\(error)"))
-        }
-    }
-}
-
-/// Why `auth token` gave no token.
-public enum AuthTokenFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Nobody is signed in (409 `not_signed_in`, or the session ended).
-    case signedOut(String)
-    /// `auth` refused this service the token (403 `forbidden`: not in `--token-callers`).
-    case refused(String)
-    /// `auth` did not answer (not running, timeout) or answered an unexpected error.
-    case unreachable(String)
-
-    /// The detail auth (or the bus) gave.
-    public var detail: String {
-        switch self {
-        case .signedOut(let detail), .refused(let detail), .unreachable(let detail): return detail
-        }
-    }
-
-    var serviceError: ServiceError {
-        switch self {
-        case .signedOut(let detail):
-            return ServiceError(403, "sign_in_required", "this needs a signed-in Reddit user: sign in with auth first (\(detail))")
-        case .refused(let detail):
-            return ServiceError(503, "token_refused", "auth refused feed the access token (run auth with --token-callers feed): \(detail)")
-        case .unreachable(let detail):
-            return ServiceError(503, "auth_unavailable", "auth did not hand out the access token: \(detail)")
-        }
-    }
-
     public var description: String { serviceError.description }
 }

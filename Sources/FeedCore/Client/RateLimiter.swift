@@ -20,7 +20,4 @@ actor RateLimiter {
     func recordNoAnswer(oauth isOAuth: Bool, now: Date) {
         if isOAuth { oauth.recordNoAnswer(now: now) } else { anonymous.recordNoAnswer(now: now) }
     }
-
-    /// The budget as it stands (for tests and `stats`).
-    func budget(oauth isOAuth: Bool) -> RateLimitBudget { isOAuth ? oauth : anonymous }
 }

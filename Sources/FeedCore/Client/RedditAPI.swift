@@ -98,7 +98,4 @@ public struct RedditAPI: Sendable {
             }
         }
     }
-
-    /// The rate-limit budget as it stands.
-    public func budget(signedIn: Bool) async -> RateLimitBudget { await limiter.budget(oauth: signedIn) }
 }

@@ -101,14 +101,11 @@ final class RedditTestServer: @unchecked Sendable {
         return try data.split(separator: UInt8(ascii: "\n")).map { try JSONDecoder().decode(Seen.self, from: Data($0)) }
     }
 
-    /// SIGTERM, then SIGKILL if it lingers; the log is removed.
+    /// Kills it (it keeps nothing worth a graceful stop) and removes the log.
     func stop() async {
         if process.isRunning {
-            process.terminate()
-            if await !eventually(timeout: .seconds(3), { !self.process.isRunning }) {
-                kill(process.processIdentifier, SIGKILL)
-                _ = await eventually(timeout: .seconds(2)) { !self.process.isRunning }
-            }
+            kill(process.processIdentifier, SIGKILL)
+            _ = await eventually(timeout: .seconds(3)) { !self.process.isRunning }
         }
         try? FileManager.default.removeItem(at: log)
     }
