@@ -20,6 +20,7 @@ struct FeedFeatureTests {
             await store.send(.authChanged(FeedTest.alice)) {
                 $0.auth = FeedTest.alice
                 $0.accountLoading = true
+                $0.accountSession = "alice"
             }
             let account = try FeedTest.account()
             await store.receive(.accountLoaded(account)) {
@@ -45,11 +46,31 @@ struct FeedFeatureTests {
         await store.finish()
     }
 
+    @Test func authenticated_whenTheFirstValueAtStartIsRefreshing_stillLoadsOnceAuthenticated() async throws {
+        try await RedditTestServer.with { server in
+            var restored = try FeedTest.signedInState()
+            restored.auth = nil
+            restored.accountSession = nil
+            let store = FeedTest.store(server.base, state: restored)
+            let refreshing = AuthView(state: .refreshing, user: "alice")
+            await store.send(.authChanged(refreshing)) { $0.auth = refreshing }
+            await store.send(.authChanged(FeedTest.alice)) {
+                $0.auth = FeedTest.alice
+                $0.accountLoading = true
+                $0.accountSession = "alice"
+            }
+            await store.receive(.accountLoaded(try FeedTest.account())) { $0.accountLoading = false }
+            #expect(try server.requests().count == 4)
+            await store.finish()
+        }
+    }
+
     @Test func signedOut_clearsTheUser_andFeedUserShowsNobody() async throws {
         let store = FeedTest.store(try await FeedTest.deadURL(), state: try FeedTest.signedInState())
         await store.send(.authChanged(AuthView(state: .signedOut))) {
             $0.auth = AuthView(state: .signedOut)
             $0.account = .empty
+            $0.accountSession = nil
         }
         #expect(try published(store, "feed.user", as: FeedAccount.self) == .empty)
         let summary = try #require(try published(store, "feed.state", as: FeedSummary.self))
@@ -96,6 +117,7 @@ struct FeedFeatureTests {
         await store.send(.authChanged(AuthView(state: .signedOut))) {
             $0.auth = AuthView(state: .signedOut)
             $0.account = .empty
+            $0.accountSession = nil
             $0.held = []
         }
         store.expectFailure(id, status: 403, code: "sign_in_required")

@@ -50,15 +50,18 @@ struct FeedStaleTests {
         let base = try await FeedTest.deadURL()
         var state = try FeedTest.signedInState()
         state.auth = nil
+        state.accountSession = nil
         let store = FeedTest.store(base, state: state)
         await store.send(.authChanged(FeedTest.alice)) {
             $0.auth = FeedTest.alice
             $0.accountLoading = true
+            $0.accountSession = "alice"
         }
         let failure = FeedFailure.reddit(.upstreamUnreachable("GET \(base.absoluteString)/api/v1/me: connection refused"))
         await store.receive(.accountLoadFailed(failure)) {
             $0.accountLoading = false
             $0.accountError = failure.description
+            $0.accountSession = nil
         }
         #expect(store.state.account == (try FeedTest.account()))
         await store.finish()

@@ -12,6 +12,12 @@ struct FeedServiceTests {
         var dir: Int
     }
 
+    struct VoteValue: Decodable {
+        var id: String
+        var likes: Bool?
+        var status: String
+    }
+
     func temporaryFolder() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("feed-it-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -71,6 +77,25 @@ struct FeedServiceTests {
             #expect(await eventually { await h.persistSaved("feed.listing.\(listing.key)") })
             #expect(await eventually { await h.persistSaved("feed.user") })
 
+            // An optimistic vote: pending, then confirmed, on feed.post.voted; the cached listing shows it.
+            let votes = try h.client(name: "watch").subscribe(["feed.post.voted"])
+            let collector = Collector(votes)
+            defer { collector.stop() }
+            try await votes.confirm()
+            let voted: VoteValue = try await client.request("feed", "vote", Vote(id: "t3_1abc1", dir: 1), timeout: .seconds(10))
+            #expect(voted.status == "confirmed" && voted.likes == true)
+            #expect(await collector.waitFor(count: 2))
+            let statuses = collector.live.compactMap { try? JSONDecoder().decode(VoteValue.self, from: Data($0.payload)).status }
+            #expect(statuses == ["pending", "confirmed"])
+            #expect(
+                await eventually {
+                    guard let event = try? await client.retained("feed.listing.\(listing.key)"),
+                        let cached = try? JSONDecoder().decode(ListingValue.Cached.self, from: Data(event.payload))
+                    else { return false }
+                    return cached.posts.first?.likes == true
+                })
+            #expect(try reddit.requests().last.map { "\($0.method) \($0.path)" } == "POST /api/vote")
+
             // SIGKILL feed, Reddit down, feed again: the account and the listing come back and
             // are served stale with their fetch time.
             try await h.kill(feed, service: "feed")
@@ -86,6 +111,7 @@ struct FeedServiceTests {
             #expect(stale.stale == true)
             #expect(stale.fetched_at == listing.fetched_at)
             #expect(stale.posts.map(\.name) == listing.posts.map(\.name))
+            #expect(stale.posts.first?.likes == true, "the vote was saved with the listing")
             do throws(BusError) {
                 let _: ListingValue = try await client.request("feed", "listing", ["subreddit": "linux"], timeout: .seconds(10))
                 Issue.record("a listing never fetched was served with Reddit down")

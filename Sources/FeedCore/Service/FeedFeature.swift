@@ -47,6 +47,7 @@ public struct FeedFeature: Feature {
         case .accountLoadFailed(let failure):
             state.accountLoading = false
             state.accountError = failure.description
+            state.accountSession = nil
             return .none
 
         case .meRequested(let id):
@@ -124,7 +125,6 @@ public struct FeedFeature: Feature {
 
     /// The seed's `$authState` sink.
     private func authChanged(_ state: inout State, _ auth: AuthView) -> Effect<Action> {
-        let before = state.auth
         state.auth = auth
         var effects: [Effect<Action>] = []
         switch auth.state {
@@ -132,12 +132,13 @@ public struct FeedFeature: Feature {
             state.account = .empty
             state.accountLoading = false
             state.accountError = nil
+            state.accountSession = nil
             effects.append(.cancel("account"))
         case .authenticated:
-            // A token refresh of the same user changes nothing; a new sign-in, another user or
-            // a start (restored data, or none) loads everything again.
-            let sameSession = before?.isSignedIn == true && before?.user == auth.user
-            if !sameSession || (state.account.user == nil && !state.accountLoading) {
+            // A token refresh of the same user changes nothing; a new sign-in, another user, a
+            // start (restored data, or none) or a failed load loads everything again.
+            if state.accountSession != auth.user {
+                state.accountSession = auth.user
                 state.accountLoading = true
                 effects.append(loadAccount())
             }

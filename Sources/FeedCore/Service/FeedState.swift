@@ -1,5 +1,6 @@
 /// Everything the feed service knows. `feed.user`, `feed.state` and `feed.listing.<key>` show it
-/// (``FeedFeature/stateTopics``); requests held while `auth` refreshes are not saved.
+/// (``FeedService/stateTopics``); what only this process knows (requests held while `auth`
+/// refreshes, whose account it loaded) is not saved.
 public struct FeedState: Codable, Equatable, Sendable {
     /// `auth.state` as last observed; nil until the first value arrives.
     public var auth: AuthView?
@@ -19,6 +20,9 @@ public struct FeedState: Codable, Equatable, Sendable {
     public var pendingSaves: [String: PendingWrite] = [:]
     /// Calls that need the token, held while `auth` refreshes it.
     public var held: [FeedAction] = []
+    /// The user whose account this process loaded or is loading; nil: the next `authenticated`
+    /// loads it (a restored account is refreshed once per start, as the seed did).
+    public var accountSession: String?
 
     public init() {}
 

@@ -67,11 +67,12 @@ enum FeedTest {
             key: query.key, query: query, posts: listing.children, after: listing.after, before: listing.before, fetchedAt: fetchedAt)
     }
 
-    /// A state signed in as alice with her account loaded and r/swift cached.
+    /// A state signed in as alice with her account loaded (by this process) and r/swift cached.
     static func signedInState() throws -> FeedState {
         var state = FeedState()
         state.auth = alice
         state.account = try account()
+        state.accountSession = "alice"
         let listing = try swiftHot()
         state.listings[listing.key] = listing
         state.listingKeys = [listing.key]

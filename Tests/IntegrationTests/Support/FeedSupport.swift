@@ -60,6 +60,8 @@ struct FeedUserValue: Decodable, Equatable {
 /// The `listing` reply.
 struct ListingValue: Decodable {
     struct PostValue: Decodable { var name: String; var likes: Bool? }
+    /// `feed.listing.<key>`'s value.
+    struct Cached: Decodable { var posts: [PostValue] }
     var key: String
     var posts: [PostValue]
     var fetched_at: String
