@@ -131,6 +131,8 @@ def main():
         def do_POST(self):
             self.handle_any("POST")
 
+    # Foundation's Process hands its blocked signal mask down to the child.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
