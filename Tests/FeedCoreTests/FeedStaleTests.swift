@@ -67,6 +67,29 @@ struct FeedStaleTests {
         await store.finish()
     }
 
+    @Test func accountLoad_whenItFailed_isTriedAgainEveryMinuteUntilRedditAnswers() async throws {
+        try await RedditTestServer.with { server in
+            var state = try FeedTest.signedInState()
+            state.accountSession = nil
+            state.accountError = "503 upstream_unreachable: Reddit is unreachable"
+            let store = FeedTest.store(server.base, state: state)
+            await store.advance(by: FeedFeature.accountRetryInterval)
+            await store.receive(.accountRetryDue) {
+                $0.accountSession = "alice"
+                $0.accountLoading = true
+            }
+            var reloaded = try FeedTest.account()
+            reloaded.fetchedAt = "2023-11-14T22:14:20Z"
+            await store.receive(.accountLoaded(reloaded)) {
+                $0.account = reloaded
+                $0.accountLoading = false
+                $0.accountError = nil
+            }
+            #expect(try server.requests().map(\.path).first == "/api/v1/me")
+            await store.finish()
+        }
+    }
+
     @Test func listingKey_isATopicTokenThatTellsEveryQueryApart() {
         let queries = [
             ListingQuery(), ListingQuery(subreddit: "swift"), ListingQuery(subreddit: "Swift"), ListingQuery(subreddit: "swift", sort: "new"),

@@ -9,6 +9,8 @@ public enum FeedAction: Equatable, Sendable {
     /// me, every subscription page and the multis arrived.
     case accountLoaded(FeedAccount)
     case accountLoadFailed(FeedFailure)
+    /// The retry timer after a failed account load fired.
+    case accountRetryDue
 
     case meRequested(RequestID)
     case meLoaded(RequestID, Result<Account, FeedFailure>, at: String)

@@ -50,6 +50,12 @@ public struct FeedFeature: Feature {
             state.accountSession = nil
             return .none
 
+        case .accountRetryDue:
+            guard let auth = state.auth, auth.state == .authenticated, state.accountSession == nil else { return .none }
+            state.accountSession = auth.user
+            state.accountLoading = true
+            return loadAccount()
+
         case .meRequested(let id):
             guard state.isSignedIn else { return .fail(id, Self.signInRequired) }
             let api = self.api
@@ -169,6 +175,18 @@ public struct FeedFeature: Feature {
             }
         }
     }
+
+    /// After a failed account load (Reddit down at start), the load is tried again every
+    /// ``accountRetryInterval`` while signed in, besides on every `authenticated`.
+    public func timers(for state: State) -> [FeedTimer] {
+        guard state.auth?.state == .authenticated, state.accountSession == nil, !state.accountLoading else { return [] }
+        return [FeedTimer("account-retry", every: Self.accountRetryInterval, send: .accountRetryDue)]
+    }
+
+    public typealias FeedTimer = FeatureTimer<Action>
+
+    /// The time between two tries of a failed account load.
+    public static let accountRetryInterval: Duration = .seconds(60)
 
     /// Keeps `listing` first among the recent ones, unless its JSON is too large for a topic.
     static func keep(_ listing: CachedListing, in state: inout State) {

@@ -23,7 +23,6 @@ enum FeedTest {
             issued = Locked(first)
             self.refreshWorks = refreshWorks
         }
-        var current: String { "token-\(issued.withLock { $0 })" }
 
         var value: AuthTokens {
             AuthTokens(
