@@ -90,6 +90,38 @@ struct FeedStaleTests {
         }
     }
 
+    @Test func listing_tooLargeForATopic_isServedButNotKept_andOnlyTheNewestAreKept() async throws {
+        let store = FeedTest.store(try await FeedTest.deadURL())
+        var post = try FeedTest.swiftHot().posts[0]
+        post.selftext = String(repeating: "x", count: FeedFeature.maxListingBytes)
+        let big = ListingQuery(subreddit: "swift")
+        let id = await store.send(request: { .listingLoaded($0, big, .success(Listing(children: [post])), at: FeedTest.fetchedAt) })
+        store.expectReply(
+            id,
+            ListingReply(
+                listing: CachedListing(key: big.key, query: big, posts: [post], after: nil, before: nil, fetchedAt: FeedTest.fetchedAt), stale: false)
+        )
+
+        var kept: [String] = []
+        for limit in 1...(FeedFeature.maxListings + 1) {
+            let query = ListingQuery(subreddit: "linux", limit: limit)
+            let cached = CachedListing(key: query.key, query: query, posts: [], after: nil, before: nil, fetchedAt: FeedTest.fetchedAt)
+            kept.insert(query.key, at: 0)
+            let dropped = kept.count > FeedFeature.maxListings ? kept.removeLast() : nil
+            let loaded = await store.send(request: { .listingLoaded($0, query, .success(Listing(children: [])), at: FeedTest.fetchedAt) }) {
+                $0.listings[query.key] = cached
+                $0.listingKeys = kept
+                if let dropped { $0.listings[dropped] = nil }
+            }
+            _ = store.reply(loaded)
+        }
+        let oldest = ListingQuery(subreddit: "linux", limit: 1).key
+        #expect(
+            store.statePublishes.filter { $0.topic == "feed.listing.\(oldest)" }.map { String(decoding: $0.payload, as: UTF8.self) }.last == "null")
+        #expect(!store.statePublishes.contains { $0.topic == "feed.listing.\(big.key)" }, "the large listing was never published")
+        await store.finish()
+    }
+
     @Test func listingKey_isATopicTokenThatTellsEveryQueryApart() {
         let queries = [
             ListingQuery(), ListingQuery(subreddit: "swift"), ListingQuery(subreddit: "Swift"), ListingQuery(subreddit: "swift", sort: "new"),
