@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "ServiceKitTesting", targets: ["ServiceKitTesting"]),
         .executable(name: "CounterService", targets: ["CounterService"]),
         .executable(name: "EventService", targets: ["EventService"]),
+        .executable(name: "FeedService", targets: ["FeedService"]),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev. A module map with `link "zmq"` and no pkgConfig:
@@ -49,8 +50,11 @@ let package = Package(
         // TSV: Foundation on Linux has no gzip decoder), Reddit, RFC 5545 iCalendar.
         .target(name: "WeatherCore", resources: [.copy("Resources/cities15000.tsv")]),
         .testTarget(name: "WeatherCoreTests", dependencies: ["WeatherCore"], resources: [.copy("Fixtures")]),
-        .target(name: "FeedCore"),
-        .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore"], resources: [.copy("Fixtures")]),
+        .target(name: "FeedCore", dependencies: ["Bus", "ServiceKit"]),
+        .executableTarget(name: "FeedService", dependencies: ["FeedCore", "ServiceKit", "Bus"]),
+        .testTarget(
+            name: "FeedCoreTests", dependencies: ["FeedCore", "ServiceKit", "ServiceKitTesting", "Bus", "BusTestSupport"],
+            resources: [.copy("Fixtures")]),
         // EventCore also holds the `events` service's feature (on the kit) and its sample calendar.
         .target(name: "EventCore", dependencies: ["Bus", "ServiceKit"], resources: [.copy("Resources/sample-events.ics")]),
         .executableTarget(name: "EventService", dependencies: ["EventCore", "ServiceKit", "Bus"]),
@@ -64,7 +68,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "Bus", "BusTestSupport", "ServiceKit", "busctl", "BusTestService", "AuthService", "PersistService", "CounterService",
-                "EventService",
+                "EventService", "FeedService",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -48,8 +48,9 @@ public struct Policy: Equatable, Sendable {
     }
 
     /// The default policy: a service publishes under its own name, reads everything, serves
-    /// its own name, and may call everything but `auth.token` and `bus.reload`; `busctl` (the
-    /// operator) may also publish anywhere and call `bus.reload`.
+    /// its own name, and may call everything but `auth.token` and `bus.reload`; `feed` may also
+    /// call `auth.token` (the one service `busctl up` lets `auth` hand the token to); `busctl`
+    /// (the operator) may also publish anywhere and call `bus.reload`.
     public static let builtIn = Policy(
         defaults: [
             .publish: Rules(allow: ["{name}.>"]),
@@ -58,11 +59,12 @@ public struct Policy: Equatable, Sendable {
             .serve: Rules(allow: ["{name}"]),
         ],
         identities: [
+            "feed": [.call: Rules(allow: [">"], deny: ["bus.reload"])],
             "busctl": [
                 .publish: Rules(allow: [">"]),
                 .call: Rules(allow: [">"], deny: ["auth.token"]),
                 .serve: Rules(),
-            ]
+            ],
         ])
 
     /// Reads a policy file; unknown verbs and invalid patterns are errors naming the place.

@@ -34,7 +34,11 @@ struct UpCommand: BusctlCommand {
 
         Every service is started as:
           PATH --kernel URL --events-in URL --events-out URL --log-level LEVEL
-               --state-dir STATE/NAME [--import-sample for events] [ARGS from --service-args NAME=ARGS]
+               --state-dir STATE/NAME [DEFAULTS] [ARGS from --service-args NAME=ARGS]
+        where DEFAULTS is '--token-callers feed' for auth (feed may read the access token;
+        --service-args 'auth=--token-callers ...' replaces it), '--import-sample' for events
+        (the sample calendar on its first start; it skips it when it restores saved events)
+        and nothing for the others,
         with BUS_KERNEL, BUS_EVENTS_IN, BUS_EVENTS_OUT, BUS_LOG_LEVEL, BUS_STATE_DIR,
         BUS_SERVICE=NAME and BUS_EXIT_WITH_PARENT=PID (the kernel and Swift services stop
         themselves if this process dies without stopping them) in its environment. NAME must
@@ -69,9 +73,10 @@ struct UpCommand: BusctlCommand {
         ("events", "EventService"),
     ]
 
-    /// Arguments `up` gives a package service before its --service-args: `events` imports the
-    /// sample calendar on its first start (it skips it when it restores saved events).
-    static let packageArguments: [String: [String]] = ["events": ["--import-sample"]]
+    /// Arguments a package service gets before its --service-args (a later value of the same
+    /// option wins): `auth` hands the access token to `feed` and nobody else; `events` imports
+    /// the sample calendar on its first start (it skips it when it restores saved events).
+    static let defaultArguments: [String: [String]] = ["auth": ["--token-callers", "feed"], "events": ["--import-sample"]]
 
     /// A service to run, as the command line asked for it.
     struct Selected: Sendable {
@@ -106,7 +111,7 @@ struct UpCommand: BusctlCommand {
         }
         binDirectory = arguments.value("bin-dir").map { URL(fileURLWithPath: $0) }
 
-        var services = Self.packageServices.map { Selected(name: $0.name, arguments: Self.packageArguments[$0.name] ?? []) }
+        var services = Self.packageServices.map { Selected(name: $0.name, arguments: Self.defaultArguments[$0.name] ?? []) }
         for entry in arguments.all("service") {
             let (name, path) = try Self.split(entry, option: "service", what: "NAME=PATH")
             guard !path.isEmpty else { throw UsageError("--service \(entry): PATH is empty") }

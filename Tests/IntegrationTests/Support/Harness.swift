@@ -31,9 +31,10 @@ final class Harness: @unchecked Sendable {
             try CurveKeyPair.generate().write(name: "kernel", to: dir)
             keys = dir
             for identity in ["test", "busctl"] { try authorize(identity) }
-            // The test identity stands for every in-process client: it may do anything.
+            // The test identity stands for every in-process client: it may do anything; `feed`
+            // may call `auth.token`, as in the built-in policy.
             let policy =
-                #"{"defaults": {"publish": {"allow": ["{name}.>"]}, "subscribe": {"allow": [">"]}, "call": {"allow": [">"], "deny": ["auth.token", "bus.reload"]}, "serve": {"allow": ["{name}"]}}, "identities": {"test": {"publish": {"allow": [">"]}, "call": {"allow": [">"]}, "serve": {"allow": [">"]}}, "busctl": {"publish": {"allow": [">"]}, "call": {"allow": [">"], "deny": ["auth.token"]}, "serve": {"allow": []}}}}"#
+                #"{"defaults": {"publish": {"allow": ["{name}.>"]}, "subscribe": {"allow": [">"]}, "call": {"allow": [">"], "deny": ["auth.token", "bus.reload"]}, "serve": {"allow": ["{name}"]}}, "identities": {"test": {"publish": {"allow": [">"]}, "call": {"allow": [">"]}, "serve": {"allow": [">"]}}, "feed": {"call": {"allow": [">"], "deny": ["bus.reload"]}}, "busctl": {"publish": {"allow": [">"]}, "call": {"allow": [">"], "deny": ["auth.token"]}, "serve": {"allow": []}}}}"#
             try Data(policy.utf8).write(to: dir.appendingPathComponent("policy.json"))
         } else {
             keys = nil
