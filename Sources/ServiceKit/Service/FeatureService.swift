@@ -2,7 +2,9 @@ import Bus
 import Foundation
 
 /// The `main` of a service on the kit: ``ServiceMain`` (options, connection, signals, drain)
-/// around a ``Store``: restore every state topic, start, observe, then register the methods.
+/// around a ``Store``: restore every state topic, start, observe (waiting up to
+/// ``ServiceDefinition/observeDeadline`` for each observed topic's current value), then
+/// register the methods.
 public enum FeatureService {
     /// Runs the service `setup` defines until SIGTERM or SIGINT; never returns.
     ///
@@ -25,9 +27,14 @@ public enum FeatureService {
             context.onShutdown { await store.shutdown() }
             try await store.restore()
             await store.start(with: definition.startAction)
-            let observations = try definition.startObservations(bus: context.bus, store: store)
+            let signals = definition.observations.map { _ in FirstValueSignal() }
+            let observations = try definition.startObservations(bus: context.bus, store: store, signals: signals)
             // Hooks run in reverse: the observations stop before the store does.
             context.onShutdown { for task in observations { task.cancel() } }
+            // The first requests see the observed state (the signed-in user), not a race with it.
+            for signal in signals where await !signal.wait(timeout: definition.observeDeadline) {
+                logger.warning("an observed topic has no current value yet; serving without it")
+            }
             return [definition.busService(store: store, concurrency: try context.arguments.int("concurrency"))]
         }
     }

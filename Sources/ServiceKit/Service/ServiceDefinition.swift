@@ -24,6 +24,9 @@ public struct ServiceDefinition<F: Feature>: Sendable {
     public var concurrency = 4
     /// How long restore waits for `persist` at start.
     public var restoreDeadline: Duration = .seconds(5)
+    /// How long the service waits, at start, for each observed topic's current value before it
+    /// registers its methods (a topic with no retained value yet does not hold it up longer).
+    public var observeDeadline: Duration = .seconds(2)
     /// How long a request waits for the reducer's answer before it is answered 504.
     public var requestTimeout: Duration = .seconds(30)
     /// Drives the timers.
@@ -34,7 +37,7 @@ public struct ServiceDefinition<F: Feature>: Sendable {
     private(set) var observations: [Observation] = []
 
     typealias MethodHandler = @Sendable (Store<F>, ServiceRequest, Duration) async throws -> [UInt8]
-    typealias Observation = @Sendable (BusClient, Store<F>) throws -> Task<Void, Never>
+    typealias Observation = @Sendable (BusClient, Store<F>, FirstValueSignal) throws -> Task<Void, Never>
 
     public init(name: String, feature: F, initialState: F.State) {
         self.name = name
@@ -80,12 +83,13 @@ public struct ServiceDefinition<F: Feature>: Sendable {
     public mutating func observe<Value: Decodable & Sendable>(
         _ topic: String, as type: Value.Type = Value.self, _ action: @escaping @Sendable (Observed<Value>) -> F.Action
     ) {
-        observations.append { bus, store in
+        observations.append { bus, store, first in
             let stream = try bus.observe(topic, as: Value.self)
             return Task {
                 for await observed in stream {
                     let cause = Cause(kind: .event, id: "\(topic)#\(observed.seq)", correlationID: observed.meta.correlationID)
                     await store.send(action(observed), cause: cause)
+                    first.signal()
                 }
             }
         }
@@ -117,8 +121,12 @@ public struct ServiceDefinition<F: Feature>: Sendable {
 
     /// Starts every observation on `bus`.
     func startObservations(bus: BusClient, store: Store<F>) throws -> [Task<Void, Never>] {
+        try startObservations(bus: bus, store: store, signals: observations.map { _ in FirstValueSignal() })
+    }
+
+    func startObservations(bus: BusClient, store: Store<F>, signals: [FirstValueSignal]) throws -> [Task<Void, Never>] {
         var tasks: [Task<Void, Never>] = []
-        for observation in observations { tasks.append(try observation(bus, store)) }
+        for (observation, signal) in zip(observations, signals) { tasks.append(try observation(bus, store, signal)) }
         return tasks
     }
 }
