@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "ServiceKit", targets: ["ServiceKit"]),
         .library(name: "ServiceKitTesting", targets: ["ServiceKitTesting"]),
         .executable(name: "CounterService", targets: ["CounterService"]),
+        .executable(name: "WeatherService", targets: ["WeatherService"]),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev. A module map with `link "zmq"` and no pkgConfig:
@@ -46,8 +47,12 @@ let package = Package(
         // The domain services' socket-free cores, each tested against fixtures in the upstream's
         // real shapes: Open-Meteo / OpenWeatherMap and the embedded GeoNames city table (a plain
         // TSV: Foundation on Linux has no gzip decoder), Reddit, RFC 5545 iCalendar.
-        .target(name: "WeatherCore", resources: [.copy("Resources/cities15000.tsv")]),
-        .testTarget(name: "WeatherCoreTests", dependencies: ["WeatherCore"], resources: [.copy("Fixtures")]),
+        .target(name: "WeatherCore", dependencies: ["ServiceKit", "Bus"], resources: [.copy("Resources/cities15000.tsv")]),
+        .testTarget(
+            name: "WeatherCoreTests", dependencies: ["WeatherCore", "ServiceKit", "ServiceKitTesting", "Bus", "BusTestSupport"],
+            resources: [.copy("Fixtures")]),
+        // The weather service: city search, forecasts, followed cities (logic in WeatherCore).
+        .executableTarget(name: "WeatherService", dependencies: ["WeatherCore", "ServiceKit", "Bus"]),
         .target(name: "FeedCore"),
         .testTarget(name: "FeedCoreTests", dependencies: ["FeedCore"], resources: [.copy("Fixtures")]),
         .target(name: "EventCore"),
@@ -59,7 +64,9 @@ let package = Package(
         .executableTarget(name: "BusTestService", dependencies: ["Bus"], path: "Tests/BusTestService"),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Bus", "BusTestSupport", "busctl", "BusTestService", "AuthService", "PersistService", "CounterService"]),
+            dependencies: [
+                "Bus", "BusTestSupport", "busctl", "BusTestService", "AuthService", "PersistService", "CounterService", "WeatherService",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

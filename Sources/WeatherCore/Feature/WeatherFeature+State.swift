@@ -1,0 +1,77 @@
+import Foundation
+import ServiceKit
+
+extension WeatherFeature {
+    /// Everything the service knows. Only ``followed``, ``units`` and the followed cities'
+    /// ``forecasts`` are state topics (saved and restored); the rest is about work in flight.
+    public struct State: Codable, Equatable, Sendable {
+        /// The followed cities, in the order they were followed.
+        public var followed: [City] = []
+        /// The units every forecast is in: both providers are asked for metric values.
+        public var units = "metric"
+        /// The last forecast of each followed city, keyed by city id.
+        public var forecasts: [Int: Forecast] = [:]
+        /// Cities seen in search results, so a caller can follow or forecast them by id.
+        public var knownCities: [Int: City] = [:]
+        /// ``knownCities``' ids, oldest first, to forget the oldest beyond the limit.
+        public var knownOrder: [Int] = []
+        /// Each caller's last search (the TCA seed's `SearchState`), keyed by request caller.
+        public var searches: [String: SearchState] = [:]
+        /// ``searches``' callers, least recently searching first.
+        public var searchOrder: [String] = []
+        /// Upstream searches in flight and the requests (ids) waiting for each.
+        public var searchesInFlight: [SearchKey: [Int]] = [:]
+        /// Forecast fetches in flight and the `forecast` requests (ids) waiting for each.
+        public var forecastsInFlight: [Int: [Int]] = [:]
+        /// `refresh` requests (by id) waiting for their cities' fetches.
+        public var refreshes: [Int: RefreshProgress] = [:]
+
+        public init() {}
+    }
+
+    /// One caller's search, as the TCA seed's `SearchState`.
+    public struct SearchState: Codable, Equatable, Sendable {
+        public var searchQuery: String
+        public var key: SearchKey
+        public var list: [City] = []
+        public var status: SearchStatus = .loading
+        public var source: CitySource?
+
+        public init(searchQuery: String, key: SearchKey, list: [City] = [], status: SearchStatus = .loading, source: CitySource? = nil) {
+            self.searchQuery = searchQuery
+            self.key = key
+            self.list = list
+            self.status = status
+            self.source = source
+        }
+    }
+
+    /// Where a search stands (the seed's `normal`, `loading`, `noResult`, `failed`).
+    public enum SearchStatus: Codable, Equatable, Sendable {
+        case normal
+        case loading
+        case noResult
+        case failed(String)
+    }
+
+    /// What makes two searches the same upstream call: the query folded to lower case and
+    /// trimmed, and the count.
+    public struct SearchKey: Codable, Hashable, Sendable, CustomStringConvertible {
+        public var query: String
+        public var count: Int
+
+        public init(query: String, count: Int) {
+            self.query = query.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+            self.count = count
+        }
+
+        public var description: String { "\(count):\(query)" }
+    }
+
+    /// A `refresh` request's cities still being fetched, and how those done went.
+    public struct RefreshProgress: Codable, Equatable, Sendable {
+        public var pending: Set<Int>
+        public var order: [Int]
+        public var failed: [Int: RefreshReply.Failure] = [:]
+    }
+}
