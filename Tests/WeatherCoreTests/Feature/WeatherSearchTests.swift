@@ -97,7 +97,8 @@ struct WeatherSearchTests {
             $0.searchesInFlight[key] = [1]
         }
         await store.receive(.citiesResponse(key, .failure(down)))
-        await store.receive(.citiesResponse(key, .success(.init(cities: embedded, source: .embedded, fallback: down)))) {
+        // A scan of the whole table: slow under ThreadSanitizer.
+        await store.receive(.citiesResponse(key, .success(.init(cities: embedded, source: .embedded, fallback: down))), timeout: .seconds(20)) {
             $0.searches["app"]?.status = .normal
             $0.searches["app"]?.list = embedded
             $0.searches["app"]?.source = .embedded
@@ -208,7 +209,7 @@ struct WeatherSearchTests {
             $0.searchOrder = [""]
             $0.searchesInFlight[key] = [1]
         }
-        await store.receive(.citiesResponse(key, .success(.init(cities: embedded, source: .embedded)))) {
+        await store.receive(.citiesResponse(key, .success(.init(cities: embedded, source: .embedded))), timeout: .seconds(20)) {
             $0.searches[""]?.status = .normal
             $0.searches[""]?.list = embedded
             $0.searches[""]?.source = .embedded

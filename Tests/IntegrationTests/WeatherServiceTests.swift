@@ -1,0 +1,227 @@
+import Bus
+import BusTestSupport
+import Foundation
+import Testing
+
+/// `WeatherService` as a real process with the kernel, persist and auth, pointed at a local
+/// server that speaks Open-Meteo's JSON: search, follow, SIGKILL and restore, the embedded
+/// fallback and stale forecasts with the upstream stopped, bad input.
+@Suite(.serialized)
+struct WeatherServiceTests {
+    static let zurich = 2_657_896
+    static let bern = 2_661_552
+    static let paris = 2_988_507
+
+    struct City: Codable, Equatable {
+        var id: Int
+        var name: String
+    }
+
+    struct Search: Codable {
+        var status: String
+        var cities: [City]
+        var source: String
+    }
+
+    struct Following: Codable {
+        var cities: [City]
+        var units: String
+    }
+
+    struct Forecast: Codable {
+        struct Hour: Codable { var time: String }
+        struct Day: Codable { var date: String }
+        var cityID: Int
+        var hourly: [Hour]
+        var daily: [Day]
+        var fetchedAt: String
+        var stale: Bool
+        var source: String
+
+        enum CodingKeys: String, CodingKey {
+            case cityID = "city_id"
+            case hourly, daily
+            case fetchedAt = "fetched_at"
+            case stale, source
+        }
+    }
+
+    struct Refresh: Codable {
+        struct Failure: Codable { var id: Int, code: String }
+        var updated: [Int]
+        var failed: [Failure]
+    }
+
+    static func call<T: Decodable>(_ h: Harness, _ method: String, _ body: [String: Any], as type: T.Type = T.self) async throws -> T {
+        let reply = try await h.client().call(
+            "weather", method, payload: Array(try JSONSerialization.data(withJSONObject: body)), timeout: .seconds(15))
+        guard reply.status == 200 else {
+            throw HarnessError("weather.\(method) answered \(reply.status): \(String(decoding: reply.payload, as: UTF8.self))")
+        }
+        return try JSONDecoder().decode(T.self, from: Data(reply.payload))
+    }
+
+    static func status(_ h: Harness, _ method: String, _ body: [String: Any]) async throws -> (Int, String) {
+        let reply = try await h.client().call(
+            "weather", method, payload: Array(try JSONSerialization.data(withJSONObject: body)), timeout: .seconds(15))
+        return (reply.status, String(decoding: reply.payload, as: UTF8.self))
+    }
+
+    @Test func searchFollowKillRestart_keepsTheCitiesInOrderWithTheirForecasts_andFallsBackWhenTheUpstreamStops() async throws {
+        let state = try StateDirectory()
+        defer { state.remove() }
+        try await Harness.with { h in
+            try await h.startPersist(stateDirectory: state.path + "/persist")
+            try await h.admit("auth")
+            let auth = try h.spawn(Binaries.authService, ["--state-dir", state.path + "/auth"], name: "auth")
+            let upstream = try await WeatherUpstream.start(h)
+            let weatherArguments = upstream.arguments + ["--refresh-interval", "600", "--upstream-timeout", "2"]
+            var weather = try await h.startWeather(stateDirectory: state.path + "/weather", arguments: weatherArguments)
+
+            // busctl finds Zürich from "zur", through the Open-Meteo geocoder.
+            let search = try await h.busctl(["call", "weather", "search", #"{"query":"zur"}"#, "--kernel", h.kernelURL])
+            #expect(search.status == 0, "stderr: \(search.stderr)")
+            #expect(search.stdout.contains("Zürich") && search.stdout.contains("\(Self.zurich)"), "stdout: \(search.stdout)")
+            #expect(search.stdout.contains("open-meteo"))
+
+            // Bad input: 400 with a message.
+            for (method, body) in [("search", ["query": " "]), ("search", ["query": "zur", "count": 500]), ("forecast", ["id": 1])]
+                as [(String, [String: Any])]
+            {
+                let (status, text) = try await Self.status(h, method, body)
+                #expect(status == 400, "\(method) \(body): \(text)")
+            }
+
+            let first: Following = try await Self.call(h, "follow", ["id": Self.zurich])
+            #expect(first.cities.map(\.id) == [Self.zurich])
+            let both: Following = try await Self.call(h, "follow", ["id": Self.bern])
+            #expect(both.cities.map(\.id) == [Self.zurich, Self.bern])
+            let forecast: Forecast = try await Self.call(h, "forecast", ["id": Self.bern])
+            #expect(forecast.cityID == Self.bern && forecast.hourly.count == 48 && forecast.daily.count == 7 && !forecast.stale)
+
+            // Both forecasts are retained and saved by persist before the kill.
+            let saved = await eventually(timeout: .seconds(10)) {
+                let zurich = try? await h.persistRestore("weather.forecast.\(Self.zurich)")
+                let bern = try? await h.persistRestore("weather.forecast.\(Self.bern)")
+                let index = try? await h.persistRestore("weather.state")
+                let followed = ((index?["payload"] as? [String: Any])?["followed"] as? [[String: Any]])?.compactMap { $0["id"] as? Int }
+                return zurich != nil && bern != nil && followed == [Self.zurich, Self.bern]
+            }
+            #expect(saved)
+
+            try await h.kill(weather, service: "weather")
+            weather = try await h.startWeather(stateDirectory: state.path + "/weather", arguments: weatherArguments)
+            let restored: Following = try await Self.call(h, "following", [:])
+            #expect(restored.cities.map(\.id) == [Self.zurich, Self.bern])
+            let retained = try await h.busctl(["get", "weather.>", "--kernel", h.kernelURL])
+            #expect(retained.status == 0, "stderr: \(retained.stderr)")
+            for topic in ["weather.state", "weather.forecast.\(Self.zurich)", "weather.forecast.\(Self.bern)"] {
+                #expect(retained.stdout.contains(topic), "busctl get 'weather.>': \(retained.stdout)")
+            }
+            let again: Forecast = try await Self.call(h, "forecast", ["id": Self.zurich])
+            #expect(again.cityID == Self.zurich && !again.stale)
+
+            // The upstream stops: search answers from the embedded table, a refresh fails and
+            // marks the stored forecasts stale, which is what `forecast` then serves; a city
+            // with nothing stored gets 503.
+            await upstream.process.stop()
+            let fallback: Search = try await Self.call(h, "search", ["query": "zur"])
+            #expect(fallback.source == "embedded")
+            #expect(fallback.cities.first?.id == Self.zurich)
+            let refresh: Refresh = try await Self.call(h, "refresh", [:])
+            #expect(refresh.updated == [])
+            #expect(refresh.failed.map(\.id) == [Self.zurich, Self.bern])
+            #expect(refresh.failed.allSatisfy { $0.code == "upstream_unreachable" })
+            let stale: Forecast = try await Self.call(h, "forecast", ["id": Self.zurich])
+            #expect(stale.stale && stale.fetchedAt == again.fetchedAt)
+            let (status, text) = try await Self.status(h, "forecast", ["id": Self.paris])
+            #expect(status == 503 && text.contains("upstream_unreachable"), "\(text)")
+            #expect(auth.isRunning)
+            _ = weather
+        }
+    }
+
+    @Test func openWeatherMap_withAKeyFileOthersMayRead_exits78_andItsKeyIsNeverPrinted() async throws {
+        let state = try StateDirectory()
+        defer { state.remove() }
+        try await Harness.with { h in
+            let keyFile = state.path + "/owm.key"
+            try Data("secret-owm-key\n".utf8).write(to: URL(fileURLWithPath: keyFile))
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: keyFile)
+            try await h.admit("weather")
+            let refused = try h.spawn(
+                Binaries.weather, ["--state-dir", state.path, "--provider", "openweathermap", "--openweathermap-key-file", keyFile],
+                name: "weather-refused")
+            #expect(await refused.waitForExit(timeout: .seconds(10)) == 78)
+            #expect(refused.stderr.contains("chmod 600"), "stderr: \(refused.stderr)")
+            #expect(!refused.stderr.contains("secret-owm-key"))
+        }
+    }
+}
+
+/// `busctl replace weather --binary PATH` under `busctl up` while callers loop over `forecast`
+/// and `search`: no call fails and the followed cities stay as they were.
+@Suite(.serialized)
+struct WeatherReplaceTests {
+    @Test func replace_whileCallersLoopOverForecastAndSearch_failsNoCall_andKeepsTheFollowedCities() async throws {
+        if ProcessInfo.processInfo.environment["BUS_TEST_TSAN"] != nil { return }  // timing-bound; runs in the other passes
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("swiftbus-weather-new-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let newBinary = folder.appendingPathComponent("WeatherService").path
+        try FileManager.default.createSymbolicLink(atPath: newBinary, withDestinationPath: Binaries.weather)
+
+        let upstream = try await WeatherUpstream.start { try TestProcess($0, $1, name: $2) }
+        defer { upstream.process.signal(SIGKILL) }
+        let weatherArguments = "weather=" + upstream.arguments.joined(separator: " ")
+        try await UpSession.with([], packageServices: ["persist", "weather"], extra: ["--service-args", weatherArguments]) { s in
+            let old = try #require(s.upLine("weather"), "up's output:\n\(s.up.stdout)")
+            let h = s.harness
+            _ = try await WeatherServiceTests.call(h, "follow", ["id": WeatherServiceTests.zurich]) as WeatherServiceTests.Following
+            _ = try await WeatherServiceTests.call(h, "follow", ["id": WeatherServiceTests.bern]) as WeatherServiceTests.Following
+
+            let results = Locked<[Result<Void, BusError>]>([])
+            let done = Locked(false)
+            let bus = h.client()
+            let load = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for caller in 0..<2 {
+                        group.addTask {
+                            while !done.withLock({ $0 }) {
+                                do throws(BusError) {
+                                    if caller == 0 {
+                                        let _: WeatherServiceTests.Forecast = try await bus.request(
+                                            "weather", "forecast", ["id": WeatherServiceTests.zurich], timeout: .seconds(10))
+                                    } else {
+                                        let _: WeatherServiceTests.Search = try await bus.request(
+                                            "weather", "search", ["query": "zur"], timeout: .seconds(10))
+                                    }
+                                    results.withLock { $0.append(.success(())) }
+                                } catch {
+                                    results.withLock { $0.append(.failure(error)) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            defer { done.withLock { $0 = true } }
+            #expect(await eventually { results.withLock { $0.count } >= 40 })
+            let replaced = try await h.busctl(["replace", "weather", "--binary", newBinary, "--timeout", "15"])
+            let countAtReplace = results.withLock { $0.count }
+            #expect(replaced.status == 0, "stderr: \(replaced.stderr)")
+            #expect(replaced.stdout.hasPrefix("replaced weather: pid \(old.pid) (drained, status 0) -> pid "), "\(replaced.stdout)")
+            #expect(await eventually { results.withLock { $0.count } >= countAtReplace + 40 })
+            done.withLock { $0 = true }
+            await load.value
+
+            let failures = results.withLock { $0 }.compactMap { if case .failure(let error) = $0 { return error } else { return nil } }
+            #expect(failures.count == 0, "failed calls: \(failures.prefix(3))")
+            let status = try await s.status()
+            #expect(status["weather"]?.binary == newBinary)
+            #expect(status["weather"]?.pid != old.pid)
+            let following: WeatherServiceTests.Following = try await WeatherServiceTests.call(h, "following", [:])
+            #expect(following.cities.map(\.id) == [WeatherServiceTests.zurich, WeatherServiceTests.bern])
+        }
+    }
+}
