@@ -11,6 +11,7 @@ struct WeatherServiceTests {
     static let zurich = 2_657_896
     static let bern = 2_661_552
     static let paris = 2_988_507
+    static let london = 2_643_743
 
     struct City: Codable, Equatable {
         var id: Int
@@ -138,6 +139,56 @@ struct WeatherServiceTests {
             #expect(status == 503 && text.contains("upstream_unreachable"), "\(text)")
             #expect(auth.isRunning)
             _ = weather
+        }
+    }
+
+    @Test func openWeatherMap_searchesAndForecasts_explainsARejectedKey_andNeverPrintsTheKey() async throws {
+        let state = try StateDirectory()
+        defer { state.remove() }
+        try await Harness.with { h in
+            try await h.startPersist(stateDirectory: state.path + "/persist")
+            let upstream = try await WeatherUpstream.start(h)
+            let keyFile = state.path + "/owm.key"
+            try Data("test-key\n".utf8).write(to: URL(fileURLWithPath: keyFile))
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile)
+            let owm = ["--provider", "openweathermap", "--openweathermap-key-file", keyFile, "--log-level", "debug"]
+            var weather = try await h.startWeather(stateDirectory: state.path + "/weather", arguments: upstream.arguments + owm)
+
+            let london: Search = try await Self.call(h, "search", ["query": "London", "count": 5])
+            #expect(london.status == "normal" && london.source == "openweathermap")
+            #expect(london.cities.first?.id == Self.london)
+            let following: Following = try await Self.call(h, "follow", ["id": Self.london])
+            #expect(following.cities.map(\.id) == [Self.london])
+            let forecast: Forecast = try await Self.call(h, "forecast", ["id": Self.london])
+            #expect(forecast.source == "openweathermap" && forecast.hourly.count == 16 && !forecast.stale)
+
+            // 429: the search answers from the embedded table; a city with nothing stored gets the error.
+            try await upstream.mode("status:429")
+            let limited: Search = try await Self.call(h, "search", ["query": "London"])
+            #expect(limited.source == "embedded" && limited.cities.first?.id == Self.london)
+            let (status, text) = try await Self.status(h, "forecast", ["id": Self.paris])
+            #expect(status == 503 && text.contains("rate_limited") && text.contains("retry after 30 s"), "\(text)")
+            try await upstream.mode("normal")
+
+            // A key the provider rejects, from the environment: the search says so.
+            let first = weather
+            first.signal(SIGTERM)
+            #expect(await first.waitForExit(timeout: .seconds(10)) == 0)
+            let environmentKey = ["--provider", "openweathermap", "--log-level", "debug"]
+            weather = try h.spawn(
+                Binaries.weather, ["--state-dir", state.path + "/weather"] + upstream.arguments + environmentKey, name: "weather",
+                environment: ["OPENWEATHERMAP_API_KEY": "rejected-secret-key"])
+            let registered = await eventually(timeout: .seconds(20)) {
+                ((try? await h.instances(of: "weather")) ?? []).contains { $0.pid == Int(weather.pid) } || !weather.isRunning
+            }
+            #expect(registered && weather.isRunning, "stderr: \(weather.stderr)")
+            let reply = try await h.client().call("weather", "search", payload: Array(#"{"query":"London"}"#.utf8), timeout: .seconds(15))
+            let rejected = String(decoding: reply.payload, as: UTF8.self)
+            #expect(rejected.contains(#""status":"failed""#) && rejected.contains("upstream_auth"), "\(rejected)")
+            #expect(rejected.contains("OpenWeatherMap rejected the API key"))
+            for text in [rejected, weather.stderr, weather.stdout, first.stderr, first.stdout] {
+                #expect(!text.contains("rejected-secret-key") && !text.contains("test-key"))
+            }
         }
     }
 

@@ -2,6 +2,10 @@ import Bus
 import BusTestSupport
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 extension Binaries {
     /// The weather service executable.
     static var weather: String { path("WeatherService") }
@@ -28,6 +32,13 @@ struct WeatherUpstream {
         }
         guard let port else { throw HarnessError("the weather test server did not start; stderr:\n\(process.stderr)") }
         return WeatherUpstream(process: process, port: port)
+    }
+
+    /// Switches how the server answers (`normal`, `status:429`, `delay:3`).
+    func mode(_ mode: String) async throws {
+        let url = URL(string: "\(base)/_control?mode=\(mode)")!
+        let (_, response) = try await URLSession(configuration: .ephemeral).data(from: url)
+        guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw HarnessError("the weather test server refused mode \(mode)") }
     }
 
     static func start(_ h: Harness) async throws -> WeatherUpstream {
