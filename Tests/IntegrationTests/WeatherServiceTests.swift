@@ -22,6 +22,7 @@ struct WeatherServiceTests {
         var status: String
         var cities: [City]
         var source: String
+        var code: String?
     }
 
     struct Following: Codable {
@@ -121,6 +122,23 @@ struct WeatherServiceTests {
             }
             let again: Forecast = try await Self.call(h, "forecast", ["id": Self.zurich])
             #expect(again.cityID == Self.zurich && !again.stale)
+
+            // A slow upstream holds only the calls waiting on it: `following` answers while a
+            // search waits, and the search, past --upstream-timeout, answers from the table.
+            let searches = try await upstream.stats()["/v1/search"] ?? 0
+            try await upstream.mode("delay:4")
+            let slowDone = Locked(false)
+            let slow = Task {
+                defer { slowDone.withLock { $0 = true } }
+                return try await Self.call(h, "search", ["query": "ber"], as: Search.self)
+            }
+            #expect(await eventually { (try? await upstream.stats()["/v1/search"]) ?? 0 > searches })
+            let during: Following = try await Self.call(h, "following", [:])
+            #expect(during.cities.count == 2)
+            #expect(!slowDone.withLock { $0 }, "following waited for the slow search")
+            let timedOut = try await slow.value
+            #expect(timedOut.source == "embedded" && timedOut.code == "timeout" && timedOut.cities.contains { $0.id == Self.bern })
+            try await upstream.mode("normal")
 
             // The upstream stops: search answers from the embedded table, a refresh fails and
             // marks the stored forecasts stale, which is what `forecast` then serves; a city

@@ -41,6 +41,12 @@ struct WeatherUpstream {
         guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw HarnessError("the weather test server refused mode \(mode)") }
     }
 
+    /// How many requests each path got.
+    func stats() async throws -> [String: Int] {
+        let (data, _) = try await URLSession(configuration: .ephemeral).data(from: URL(string: "\(base)/_stats")!)
+        return try JSONDecoder().decode([String: Int].self, from: data)
+    }
+
     static func start(_ h: Harness) async throws -> WeatherUpstream {
         try await start { try h.spawn($0, $1, name: $2) }
     }
