@@ -228,10 +228,22 @@ struct WeatherServiceTests {
     }
 }
 
-/// `busctl replace weather --binary PATH` under `busctl up` while callers loop over `forecast`
+/// `weather` under `busctl up`: started with the defaults, and `busctl replace weather --binary
+/// PATH` while callers loop over `forecast`
 /// and `search`: no call fails and the followed cities stay as they were.
 @Suite(.serialized)
-struct WeatherReplaceTests {
+struct WeatherSupervisedTests {
+    /// No followed city yet, so nothing is fetched: the default upstreams are never called.
+    @Test func up_startsWeatherWithTheDefaults() async throws {
+        try await UpSession.with([], packageServices: ["persist", "weather"]) { s in
+            let line = try #require(s.upLine("weather"), "up's output:\n\(s.up.stdout)")
+            #expect(await s.registered("weather", pid: line.pid) != nil)
+            let following: WeatherServiceTests.Following = try await WeatherServiceTests.call(s.harness, "following", [:])
+            #expect(following.cities.isEmpty && following.units == "metric")
+            #expect(s.up.stdout.contains("provider open-meteo"), "up's output:\n\(s.up.stdout)")
+        }
+    }
+
     @Test func replace_whileCallersLoopOverForecastAndSearch_failsNoCall_andKeepsTheFollowedCities() async throws {
         if ProcessInfo.processInfo.environment["BUS_TEST_TSAN"] != nil { return }  // timing-bound; runs in the other passes
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("swiftbus-weather-new-\(UUID().uuidString)")
