@@ -229,8 +229,8 @@ struct WeatherServiceTests {
 }
 
 /// `weather` under `busctl up`: started with the defaults, and `busctl replace weather --binary
-/// PATH` while callers loop over `forecast`
-/// and `search`: no call fails and the followed cities stay as they were.
+/// PATH` while callers loop over `forecast` and `search`: no call fails and the followed cities
+/// stay as they were.
 @Suite(.serialized)
 struct WeatherSupervisedTests {
     /// No followed city yet, so nothing is fetched: the default upstreams are never called.
