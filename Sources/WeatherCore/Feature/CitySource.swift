@@ -4,6 +4,7 @@ public enum CitySource: String, Codable, Sendable, Equatable {
     case openWeatherMap = "openweathermap"
     case embedded
 
+    /// The source that is the provider.
     public init(_ provider: WeatherProvider) {
         switch provider {
         case .openMeteo: self = .openMeteo

@@ -1,6 +1,8 @@
 /// The answer to `follow`, `unfollow` and `following`.
 public struct FollowingReply: Codable, Sendable, Equatable {
+    /// The followed cities, in the order they were followed.
     public var cities: [City]
+    /// `metric`.
     public var units: String
 
     public init(cities: [City], units: String) {

@@ -25,18 +25,4 @@ extension WeatherFeature {
         /// The service started (after restore): the restored forecasts are fetched again.
         case started
     }
-
-    /// Cities a search found and where they came from.
-    public struct CitySearchResult: Sendable, Equatable {
-        public var cities: [City]
-        public var source: CitySource
-        /// The upstream failure the embedded table answered for, when it did.
-        public var fallback: WeatherUpstreamError?
-
-        public init(cities: [City], source: CitySource, fallback: WeatherUpstreamError? = nil) {
-            self.cities = cities
-            self.source = source
-            self.fallback = fallback
-        }
-    }
 }

@@ -1,6 +1,3 @@
-import Foundation
-import ServiceKit
-
 extension WeatherFeature {
     /// Everything the service knows. Only ``followed``, ``units`` and the followed cities'
     /// ``forecasts`` are state topics (saved and restored); the rest is about work in flight.
@@ -27,51 +24,5 @@ extension WeatherFeature {
         public var refreshes: [Int: RefreshProgress] = [:]
 
         public init() {}
-    }
-
-    /// One caller's search, as the TCA seed's `SearchState`.
-    public struct SearchState: Codable, Equatable, Sendable {
-        public var searchQuery: String
-        public var key: SearchKey
-        public var list: [City] = []
-        public var status: SearchStatus = .loading
-        public var source: CitySource?
-
-        public init(searchQuery: String, key: SearchKey, list: [City] = [], status: SearchStatus = .loading, source: CitySource? = nil) {
-            self.searchQuery = searchQuery
-            self.key = key
-            self.list = list
-            self.status = status
-            self.source = source
-        }
-    }
-
-    /// Where a search stands (the seed's `normal`, `loading`, `noResult`, `failed`).
-    public enum SearchStatus: Codable, Equatable, Sendable {
-        case normal
-        case loading
-        case noResult
-        case failed(String)
-    }
-
-    /// What makes two searches the same upstream call: the query folded to lower case and
-    /// trimmed, and the count.
-    public struct SearchKey: Codable, Hashable, Sendable, CustomStringConvertible {
-        public var query: String
-        public var count: Int
-
-        public init(query: String, count: Int) {
-            self.query = query.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-            self.count = count
-        }
-
-        public var description: String { "\(count):\(query)" }
-    }
-
-    /// A `refresh` request's cities still being fetched, and how those done went.
-    public struct RefreshProgress: Codable, Equatable, Sendable {
-        public var pending: Set<Int>
-        public var order: [Int]
-        public var failed: [Int: RefreshReply.Failure] = [:]
     }
 }
