@@ -12,13 +12,16 @@ as `appid`), and each provider's error bodies. A test switches how it answers th
   invalid       200 with a body that is not JSON
   delay:S       the normal answer after S seconds
 
-`/_stats` returns how many requests each path got. Prints `PORT n` once listening.
-Usage: weather_server.py --fixtures DIR [--owm-key KEY]
+`/_stats` returns how many requests each path got. Prints `PORT n` once listening; SIGTERM or
+SIGINT stops it (exit 0).
+Usage: weather_server.py --fixtures DIR [--owm-key KEY] [--port N]
 """
 
 import argparse
 import json
 import os
+import signal
+import sys
 import threading
 import time
 import unicodedata
@@ -168,9 +171,25 @@ def main():
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
     server.state = State(args.fixtures, args.owm_key)
+    stopping = threading.Event()
+
+    def stop(signum, frame):
+        if not stopping.is_set():
+            stopping.set()
+            threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    # A parent that spawns from a thread with signals blocked (Foundation's Process does) hands
+    # that mask down: unblock, or SIGTERM would stay pending forever.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     print(f"PORT {server.server_address[1]}", flush=True)
-    server.serve_forever()
+    try:
+        server.serve_forever(poll_interval=0.1)
+    finally:
+        server.server_close()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
