@@ -8,7 +8,8 @@ struct WeatherOptions {
     static let specs: [OptionSpec] = [
         OptionSpec(
             "provider", value: "open-meteo|openweathermap|embedded",
-            help: "Where cities and forecasts come from; embedded: the city table alone, no forecasts.", environment: "WEATHER_PROVIDER",
+            help: "Where cities and forecasts come from; embedded: the city table alone, and only stored forecasts (stale).",
+            environment: "WEATHER_PROVIDER",
             default: "open-meteo"),
         OptionSpec(
             "geocoding-url", value: "URL", help: "Open-Meteo's geocoding API.", default: OpenMeteoEndpoints.defaultGeocodingBaseURL.absoluteString),
