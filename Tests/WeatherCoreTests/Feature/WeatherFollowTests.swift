@@ -25,6 +25,10 @@ struct WeatherFollowTests {
     final class Upstream: Sendable {
         let fetches = Locked(0)
         let failure = Locked<WeatherUpstreamError?>(nil)
+        /// Holds each fetch until the test opens it, when set.
+        let gate: Gate?
+
+        init(gate: Gate? = nil) { self.gate = gate }
 
         func forecast(_ n: Int, _ city: City) throws -> Forecast {
             try WeatherTestData.forecast(city, fetchedAt: Fixture.fetchedAt.addingTimeInterval(Double(n) * 60))
@@ -34,6 +38,7 @@ struct WeatherFollowTests {
             WeatherClient(
                 provider: .openMeteo, searchCities: { (_, _) throws(WeatherUpstreamError) in [] },
                 forecast: { (city) throws(WeatherUpstreamError) in
+                    await self.gate?.enter()
                     if let failure = self.failure.withLock({ $0 }) { throw failure }
                     let n = self.fetches.withLock { n in
                         n += 1
@@ -174,6 +179,33 @@ struct WeatherFollowTests {
             $0.forecastsInFlight = [:]
         }
         store.expectReply(forecast, stale)
+        await store.finish()
+    }
+
+    @Test func started_fetchesTheRestoredCitiesAgain_andAForecastAskedMeanwhileWaitsForThatFetch() async throws {
+        let gate = Gate()
+        let upstream = Upstream(gate: gate)
+        var restored = WeatherFeature.State()
+        restored.followed = [zurich]
+        restored.forecasts[zurich.id] = try upstream.forecast(0, zurich)
+        let store = TestStore(
+            WeatherFeature(client: upstream.client, table: try WeatherTestData.table()), initialState: restored,
+            stateTopics: WeatherServiceDefinition.stateTopics)
+        await store.send(.started) {
+            $0.forecastsInFlight[zurich.id] = []
+        }
+        let id = await store.send(request: { .forecastRequested($0, id: zurich.id) }) {
+            $0.forecastsInFlight[zurich.id] = [1]
+        }
+        gate.open()
+        let fresh = try upstream.forecast(1, zurich)
+        await store.receive(.forecastResponse(cityID: zurich.id, .success(fresh))) {
+            $0.forecasts[zurich.id] = fresh
+            $0.forecastsInFlight = [:]
+        }
+        store.expectPublish(
+            "weather.forecast.updated", WeatherAPI.ForecastEvent(id: zurich.id, fetchedAt: fresh.fetchedAt, source: .openMeteo, stale: false))
+        store.expectReply(id, fresh)
         await store.finish()
     }
 
