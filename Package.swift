@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "CounterService", targets: ["CounterService"]),
         .executable(name: "EventService", targets: ["EventService"]),
         .executable(name: "FeedService", targets: ["FeedService"]),
+        .executable(name: "WeatherService", targets: ["WeatherService"]),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev. A module map with `link "zmq"` and no pkgConfig:
@@ -48,8 +49,12 @@ let package = Package(
         // The domain services' socket-free cores, each tested against fixtures in the upstream's
         // real shapes: Open-Meteo / OpenWeatherMap and the embedded GeoNames city table (a plain
         // TSV: Foundation on Linux has no gzip decoder), Reddit, RFC 5545 iCalendar.
-        .target(name: "WeatherCore", resources: [.copy("Resources/cities15000.tsv")]),
-        .testTarget(name: "WeatherCoreTests", dependencies: ["WeatherCore"], resources: [.copy("Fixtures")]),
+        .target(name: "WeatherCore", dependencies: ["ServiceKit", "Bus"], resources: [.copy("Resources/cities15000.tsv")]),
+        .testTarget(
+            name: "WeatherCoreTests", dependencies: ["WeatherCore", "ServiceKit", "ServiceKitTesting", "Bus", "BusTestSupport"],
+            resources: [.copy("Fixtures")]),
+        // The weather service: city search, forecasts, followed cities (logic in WeatherCore).
+        .executableTarget(name: "WeatherService", dependencies: ["WeatherCore", "ServiceKit", "Bus"]),
         .target(name: "FeedCore", dependencies: ["Bus", "ServiceKit"]),
         .executableTarget(name: "FeedService", dependencies: ["FeedCore", "ServiceKit", "Bus"]),
         .testTarget(
@@ -68,7 +73,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "Bus", "BusTestSupport", "ServiceKit", "busctl", "BusTestService", "AuthService", "PersistService", "CounterService",
-                "EventService", "FeedService",
+                "EventService", "FeedService", "WeatherService",
             ]),
     ],
     swiftLanguageModes: [.v6]
