@@ -118,6 +118,7 @@ extension KernelLoop {
             "requests": ["rejected": rejected, "unroutable": unroutable],
             "topics": topics,
             "subscriptions": subscriptions,
+            "subscribing": gate.statsObject,
             "services": jsonArray(broker.snapshot(now: now)),
             "security": guardian?.statsObject ?? ["enabled": false],
             "calls": broker.calls.map { ["caller": $0.key.caller, "service": $0.key.service, "count": $0.value] }
