@@ -29,7 +29,8 @@ def main():
     _, _, events_out = buswire.endpoints(args.kernel)
     parent = os.getppid()
     ctx = zmq.Context()
-    sub = buswire.tune(ctx.socket(zmq.SUB), linger_ms=0, credentials=credentials)
+    # A SUB queues its subscriptions like messages: past its send high-water mark libzmq drops them.
+    sub = buswire.tune(ctx.socket(zmq.SUB), hwm=max(10000, args.count + 100), linger_ms=0, credentials=credentials)
     sub.connect(events_out)
     tag = "flood%d." % os.getpid()
     for i in range(args.count):

@@ -31,7 +31,7 @@ extension KernelLoop {
         case "retained":
             result = retained(params)
         case "stats":
-            result = .success(stats())
+            result = stats(params)
         case "reload":
             if let guardian {
                 let change = guardian.reloadIfChanged(now: .now, force: true)
@@ -83,50 +83,7 @@ extension KernelLoop {
         return .success(["values": values])
     }
 
-    private func stats() -> [String: Any] {
-        let now = MonotonicTime.now
-        let nowMs = uptimeMs(now)
-        var topics: [[String: Any]] = []
-        for (key, counters) in events.topics {
-            let topic = String(decoding: key, as: UTF8.self)
-            let subscribers = events.subscriptions.reduce(0) { total, entry in
-                total + (key.starts(with: entry.key) ? entry.value : 0)
-            }
-            topics.append([
-                "topic": topic, "messages": counters.messages, "bytes": counters.bytes, "drops": counters.drops,
-                "stale_retained": counters.staleRetained, "publishers": counters.sources.sorted(),
-                "subscribers": subscribers, "retained": events.retained[topic] != nil,
-                "last_seen_ms_ago": nowMs - counters.lastSeenMs,
-            ])
-        }
-        topics.sort { ($0["topic"] as! String) < ($1["topic"] as! String) }
-        let subscriptions = events.subscriptions.map { ["prefix": String(decoding: $0.key, as: UTF8.self), "count": $0.value] }
-            .sorted { ($0["prefix"] as! String) < ($1["prefix"] as! String) }
-        return [
-            "uptime_ms": now.milliseconds(since: started),
-            "time_us": WallClock.microsNow(),
-            "events": [
-                "messages": events.totalMessages, "bytes": events.totalBytes, "drops": events.totalDrops,
-                "stalls": events.stalls, "stalled_ms": events.stalled.wholeMilliseconds,
-                "malformed": events.malformed, "retained_topics": events.retained.count,
-                "retained_refused": events.retainedRefused,
-                "catch_up": [
-                    "active": catchUp.isRecording, "streams": catchUp.tails.count, "bytes": catchUp.bytes,
-                    "rounds": catchUp.rounds, "repeated": catchUp.sent, "overflow": catchUp.overflow,
-                ],
-            ],
-            "requests": ["rejected": rejected, "unroutable": unroutable],
-            "topics": topics,
-            "subscriptions": subscriptions,
-            "subscribing": gate.statsObject,
-            "services": jsonArray(broker.snapshot(now: now)),
-            "security": guardian?.statsObject ?? ["enabled": false],
-            "calls": broker.calls.map { ["caller": $0.key.caller, "service": $0.key.service, "count": $0.value] }
-                .sorted { "\($0["caller"]!)\($0["service"]!)" < "\($1["caller"]!)\($1["service"]!)" },
-        ]
-    }
-
-    private func jsonArray<T: Encodable>(_ value: T) -> Any {
+    func jsonArray<T: Encodable>(_ value: T) -> Any {
         guard let data = try? JSONEncoder.bus.encode(value),
             let object = try? JSONSerialization.jsonObject(with: data)
         else { return [] }
