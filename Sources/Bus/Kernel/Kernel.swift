@@ -83,6 +83,9 @@ final class KernelLoop {
     var kernelSeq: [String: UInt64] = [:]
     let instance = "kernel-\(ProcessInfo.processInfo.processIdentifier)"
     let started = MonotonicTime.now
+    /// When this kernel process started, wall clock: with its pid, what tells `persist` a new
+    /// kernel instance (`bus.ping` `started_us`).
+    let startedMicros = WallClock.microsNow()
     var unroutable: UInt64 = 0
     var rejected: UInt64 = 0
     /// Events are forwarded in place: received into these and sent on with `zmq_msg_send`.
@@ -488,7 +491,7 @@ final class KernelLoop {
 
     /// Sends what the kernel produces itself (its events, retained snapshots), never holding
     /// it: false when a full queue dropped it.
-    private func sendOwn(_ frames: Frames) -> Bool {
+    func sendOwn(_ frames: Frames) -> Bool {
         if (try? xpub.send(frames)) == true { return true }
         lossy { _ = try? xpub.send(frames) }
         // The full pipe now misses forwarded events as after any drop.

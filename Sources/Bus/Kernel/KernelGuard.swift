@@ -9,6 +9,9 @@ final class KernelGuard {
     static let domain = "swiftbus"
     static let zapEndpoint = "inproc://zeromq.zap.01"
     static let probePrefix = Array("bus.probe.".utf8)
+    /// `bus.refill` and the one identity allowed to call it.
+    static let refillSubject = "bus.refill"
+    static let refillIdentity = "persist"
 
     let security: KernelSecurity
     let logger: Logger
@@ -227,6 +230,12 @@ final class KernelGuard {
             if service.hasPrefix("mmi.") { return identity == nil ? refuse(sender, service, [], "revoked key") : nil }
             let subject = "\(service).\(RequestBody.peekMethod(frames, from: 4))"
             guard let identity else { return refuse(sender, service, Array(frames.dropFirst(4)), "revoked key") }
+            // Refilling the retained store is persist's alone, whatever the policy says.
+            if subject == Self.refillSubject, identity != Self.refillIdentity {
+                counters.callDenied += 1
+                note("call:\(identity)", "refused call \(subject) by \(identity): only \(Self.refillIdentity) may refill the retained store")
+                return refuse(sender, service, Array(frames.dropFirst(4)), "only \(Self.refillIdentity) may call \(subject)")
+            }
             if rules(identity).allows(.call, subject) { return nil }
             counters.callDenied += 1
             note("call:\(identity)", "refused call \(subject) by \(identity): not allowed by the policy")
