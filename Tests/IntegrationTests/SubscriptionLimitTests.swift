@@ -26,7 +26,8 @@ struct SubscriptionLimitTests {
             }
             #expect(done)
             #expect(flood.exitStatus == 0, "sub_flood.py: \(flood.stderr)")
-            #expect(peak - before < 32 << 20, "the kernel grew by \((peak - before) >> 20) MiB")
+            // Under ThreadSanitizer the kernel's shadow memory grows with whatever it touches.
+            if !StatsScaleTests.underTSan { #expect(peak - before < 32 << 20, "the kernel grew by \((peak - before) >> 20) MiB") }
             let ping = try await h.client().call("bus", "ping", timeout: .seconds(2))
             #expect(ping.status == 200)
         }
