@@ -14,6 +14,9 @@ enum ExitCode {
     static let noSuchService: Int32 = 4
     /// The kernel could not be reached.
     static let unreachable: Int32 = 5
+    /// `monitor`: the last events of a retained topic were never shown (lost, or not read in
+    /// time).
+    static let lostTail: Int32 = 6
     /// Bad command line (sysexits EX_USAGE).
     static let usage: Int32 = 64
     /// Bad input data, e.g. invalid JSON (sysexits EX_DATAERR).

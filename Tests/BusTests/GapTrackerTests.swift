@@ -63,4 +63,24 @@ struct GapTrackerTests {
         #expect(gaps.record(event("u", "i", 40, .repeated)) == 0)
         #expect(gaps.record(event("u", "i", 40, .repeated)) == nil)
     }
+
+    @Test func duplicatesAndOlder_ofAStream_orOfARetainedTopicFromAnyInstance_areOutOfSequence() {
+        var gaps = GapTracker()
+        func outOfSequence(_ event: BusEvent) -> Bool {
+            _ = gaps.record(event)
+            return gaps.outOfSequence
+        }
+        #expect(!outOfSequence(event("a.b", "i1", 1)))
+        #expect(!outOfSequence(event("a.b", "i1", 2)))
+        #expect(outOfSequence(event("a.b", "i1", 2)))
+        #expect(outOfSequence(event("a.b", "i1", 1)))
+        #expect(!outOfSequence(event("a.b", "i1", 3)))
+        // A retained topic has one sequence whatever the instance; its current value counts.
+        #expect(!outOfSequence(event("s.state", "i1", 7, [.retained, .snapshot])))
+        #expect(outOfSequence(event("s.state", "i2", 7, .retained)))
+        #expect(!outOfSequence(event("s.state", "i2", 8, .retained)))
+        #expect(!outOfSequence(event("s.state", "i3", 5, [.retained, .snapshot])))
+        #expect(!outOfSequence(event("s.state", "i3", 2, [.retained, .reset])))
+        #expect(!outOfSequence(event("s.state", "i3", 3, .retained)))
+    }
 }

@@ -70,6 +70,26 @@ struct SecurityTests {
         }
     }
 
+    @Test func handshakesWithManyFreshUnknownKeys_areCounted_andLoggedAFewTimes() async throws {
+        try await Harness.with(secure: true) { h in
+            let script = Harness.interopFolder.appendingPathComponent("key_flood.py").path
+            let serverKey = h.keys!.appendingPathComponent("kernel.key").path
+            let flood = try h.spawn(
+                Binaries.python, [script, "--kernel", h.kernelURL, "--server-key", serverKey, "--count", "300"], name: "key_flood")
+            #expect(await flood.waitForExit(timeout: .seconds(30)) == 0, "key_flood.py: \(flood.stderr)")
+            var stats: [String: Any] = [:]
+            let counted = await eventually {
+                stats = (try? await security(h)) ?? [:]
+                return (stats["zap_denied"] as? Int ?? 0) >= 300
+            }
+            #expect(counted, "bus.stats security: \(stats)")
+            // One line per kind of refusal per 10 s, whatever the number of keys (it was one per key).
+            let lines = h.kernel.stderr.split(separator: "\n").filter { $0.contains("refused unknown key") }
+            #expect(lines.count <= 2, "\(lines.count) log lines for 300 unknown keys")
+            #expect((stats["log_suppressed"] as? Int ?? 0) >= 250)
+        }
+    }
+
     @Test func knownService_cannotPublishOutsideItsNamespace_orCallAuthToken() async throws {
         try await Harness.with(secure: true) { h in
             try await h.admit("rogue")

@@ -166,7 +166,7 @@ def tune(sock, hwm=10000, linger_ms=200, credentials=None):
     sock.setsockopt(zmq.HEARTBEAT_IVL, 1000)
     sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, 3000)
     sock.setsockopt(zmq.HEARTBEAT_TTL, 3000)
-    sock.setsockopt(zmq.RECONNECT_IVL, 100)
+    sock.setsockopt(zmq.RECONNECT_IVL, 1000)
     sock.setsockopt(zmq.RECONNECT_IVL_MAX, 5000)
     if credentials is not None:
         sock.curve_publickey, sock.curve_secretkey, sock.curve_serverkey = credentials

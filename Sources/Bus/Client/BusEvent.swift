@@ -8,6 +8,12 @@ public struct BusEvent: Sendable, Equatable {
     /// How many events of this topic from this publisher instance were lost just before this
     /// one (a gap in sequence numbers). Zero when none were.
     public internal(set) var missed: UInt64 = 0
+    /// True when its sequence number is not above the last one seen for its stream: a
+    /// duplicate or an event out of order (two publishers numbering one stream, a publisher
+    /// restarted under the same instance). For a retained event the stream is the topic,
+    /// whatever the instance: a state topic has one sequence. Never a normal event. Snapshots,
+    /// replayed events and the kernel's repeats of events already seen are not marked.
+    public internal(set) var outOfSequence = false
 
     public init(topic: String, meta: EventMeta, payload: [UInt8], missed: UInt64 = 0) {
         self.topic = topic
@@ -53,6 +59,11 @@ struct GapTracker {
     /// string comparisons instead of hashing both strings.
     private var current: Key?
     private var currentSeq: UInt64 = 0
+    /// The highest sequence number of each retained topic's live events, any instance.
+    private var retainedSeq: [String: UInt64] = [:]
+    /// Whether the event ``record(_:)`` looked at last was out of sequence
+    /// (``BusEvent/outOfSequence``).
+    private(set) var outOfSequence = false
 
     /// Records an event and returns how many were missed before it (0 when none, or for the
     /// first event seen from a publisher instance, or for a replayed/snapshot event); nil for
@@ -60,6 +71,22 @@ struct GapTracker {
     /// to be delivered again.
     mutating func record(_ event: BusEvent) -> UInt64? {
         let seq = event.meta.seq
+        outOfSequence = false
+        let plain = !event.isSnapshot && !event.meta.flags.contains(.replayed)
+        // A reset starts a state topic's sequence over, wherever it was.
+        let reset = plain && event.meta.flags.contains(.reset)
+        if reset, event.meta.isRetained { retainedSeq[event.topic] = seq }
+        // A state topic's current value (a snapshot) is part of its one sequence too.
+        if event.meta.isRetained, !event.meta.flags.contains(.reset), !event.meta.flags.contains(.replayed) {
+            if let last = retainedSeq[event.topic], seq <= last {
+                if plain {
+                    if event.meta.flags.contains(.repeated) { return nil }
+                    outOfSequence = true
+                }
+            } else {
+                retainedSeq[event.topic] = seq
+            }
+        }
         let previous: UInt64?
         if let current, current.topic == event.topic, current.instance == event.meta.instance {
             previous = currentSeq
@@ -74,7 +101,15 @@ struct GapTracker {
             currentSeq = seq
             return 0
         }
-        if seq <= previous { return event.meta.flags.contains(.repeated) ? nil : 0 }
+        if reset {
+            currentSeq = seq
+            return 0
+        }
+        if seq <= previous {
+            if event.meta.flags.contains(.repeated) { return nil }
+            if plain { outOfSequence = true }
+            return 0
+        }
         currentSeq = seq
         if event.isSnapshot || event.meta.flags.contains(.replayed) { return 0 }
         return seq - previous - 1

@@ -19,6 +19,7 @@ final class SubscriberHandler: IOHandler {
         mutating func accept(_ event: consuming BusEvent) {
             guard let missed = gaps.record(event) else { return }
             event.missed = missed
+            event.outOfSequence = gaps.outOfSequence
             pending.append(event)
         }
     }

@@ -26,6 +26,13 @@ final class WorkerHandler: IOHandler {
     /// every message from the kernel.
     private let heartbeatNanos: Int64
     private let silenceNanos: Int64
+    /// Consecutive times the kernel stayed silent for a whole silence window: each doubles the
+    /// next window (up to ``maxSilenceNanos``), so a kernel that is down for long does not
+    /// make the worker open a new socket (whose connecting starts libzmq's back-off over)
+    /// every few seconds. Any message from the kernel resets it. A socket that is not
+    /// connected keeps trying on its own meanwhile, and its READY waits in its queue.
+    private var silentWindows = 0
+    static let maxSilenceNanos: Int64 = 60_000_000_000
     let sink: @Sendable (WorkerRequest) -> Void
     /// For a service whose handlers run on this thread: the reply to a request, made at once
     /// when its handler never suspends; nil leaves the request to `sink` (perhaps prepared).
@@ -66,6 +73,7 @@ final class WorkerHandler: IOHandler {
             guard let frames = try? socket.receive() else { return }
             let now = MonotonicTime.now
             kernelDeadline = now.advanced(by: silenceNanos)
+            silentWindows = 0
             guard frames.count >= 3, frames[0].isEmpty, frames[1] == MDP.worker, frames[2].count == 1,
                 let command = MDP.Command(rawValue: frames[2][0])
             else {
@@ -155,7 +163,7 @@ final class WorkerHandler: IOHandler {
         } catch {
             loop.logger.error("worker of \(service) could not reconnect", metadata: ["error": error.description])
         }
-        kernelDeadline = MonotonicTime.now.advanced(by: silenceNanos)
+        kernelDeadline = MonotonicTime.now.advanced(by: silenceWindow)
         loop.socketsChanged()
     }
 
@@ -167,7 +175,8 @@ final class WorkerHandler: IOHandler {
                 finishDrainIfIdle(loop, acknowledged: true)
                 return nil
             }
-            loop.logger.warning("kernel silent for \(Duration.nanoseconds(silenceNanos)); worker of \(service) reconnects")
+            loop.logger.warning("kernel silent for \(Duration.nanoseconds(silenceWindow)); worker of \(service) reconnects")
+            silentWindows += 1
             reconnect(loop)
         }
         if now >= nextHeartbeat {
@@ -175,6 +184,12 @@ final class WorkerHandler: IOHandler {
             nextHeartbeat = now.advanced(by: heartbeatNanos)
         }
         return min(nextHeartbeat, kernelDeadline)
+    }
+
+    /// The silence after which the worker opens a new socket: the heartbeat × liveness,
+    /// doubled for each window the kernel already stayed silent.
+    private var silenceWindow: Int64 {
+        min(Self.maxSilenceNanos, silenceNanos << Int64(min(silentWindows, 16)))
     }
 
     func close(_ loop: IOLoop) {

@@ -18,9 +18,12 @@ public struct ServiceSnapshot: Codable, Equatable, Sendable {
         public var oneFrame: Bool?
         /// True when its workers read binary request meta (READY `"binary_meta": true`).
         public var binaryMeta: Bool?
+        /// True when its heartbeat is late: nothing heard for more than one and a half heartbeat
+        /// intervals (a frozen or overloaded process, not yet expired). Absent otherwise.
+        public var late: Bool?
 
         enum CodingKeys: String, CodingKey {
-            case instance, version, host, pid, workers, handled, failed, draining
+            case instance, version, host, pid, workers, handled, failed, draining, late
             case oneFrame = "one_frame"
             case binaryMeta = "binary_meta"
             case uptimeMs = "uptime_ms"
@@ -65,7 +68,8 @@ extension Broker {
                     handled: group.reduce(0) { $0 + $1.handled }, inFlight: group.reduce(0) { $0 + $1.inFlight.count },
                     failed: group.reduce(0) { $0 + $1.failed }, draining: group.allSatisfy(\.draining),
                     oneFrame: group.allSatisfy(\.readsOneFrame) ? true : nil,
-                    binaryMeta: group.allSatisfy(\.readsBinaryMeta) ? true : nil)
+                    binaryMeta: group.allSatisfy(\.readsBinaryMeta) ? true : nil,
+                    late: isLate(lastSeen: lastSeen, now: now) ? true : nil)
             }
             return ServiceSnapshot(
                 service: name, instances: instances, queued: service?.queue.count ?? 0,
@@ -73,6 +77,12 @@ extension Broker {
                 failed: service?.stats.failed ?? 0, p50Us: service?.stats.percentile(0.5),
                 p99Us: service?.stats.percentile(0.99))
         }
+    }
+
+    /// Whether nothing was heard from an instance for more than one and a half heartbeat
+    /// intervals: every worker sends one per interval, so at least one is missing.
+    func isLate(lastSeen: MonotonicTime, now: MonotonicTime) -> Bool {
+        now.nanoseconds(since: lastSeen) > config.heartbeatInterval.nanosecondsClamped(times: 3) / 2
     }
 
     /// Names of services with at least one worker that is not draining.

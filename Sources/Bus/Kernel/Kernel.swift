@@ -83,6 +83,9 @@ final class KernelLoop {
     var kernelSeq: [String: UInt64] = [:]
     let instance = "kernel-\(ProcessInfo.processInfo.processIdentifier)"
     let started = MonotonicTime.now
+    /// When this kernel process started, wall clock: with its pid, what tells `persist` a new
+    /// kernel instance (`bus.ping` `started_us`).
+    let startedMicros = WallClock.microsNow()
     var unroutable: UInt64 = 0
     var rejected: UInt64 = 0
     /// Events are forwarded in place: received into these and sent on with `zmq_msg_send`.
@@ -99,6 +102,8 @@ final class KernelLoop {
     private var lossyUntil = MonotonicTime.now
     /// After a drop, the newest event of each stream, re-sent so a lost stream end shows.
     var catchUp: TailCatchUp
+    /// Every subscription is checked here before it is applied.
+    var gate: SubscriptionGate
 
     var logger: Logger { kernel.logger }
 
@@ -109,6 +114,7 @@ final class KernelLoop {
         broker = Broker(config: config.broker)
         events = EventPlane(maxRetained: config.maxRetainedTopics)
         catchUp = TailCatchUp(limits: .init(window: config.catchUpWindow))
+        gate = SubscriptionGate(limits: config.subscriptionLimits)
 
         var opened: [ZMQSocket] = []
         var guardian: KernelGuard?
@@ -162,7 +168,10 @@ final class KernelLoop {
     }
 
     /// The XPUB towards subscribers. Manual mode: the kernel applies each subscription itself
-    /// after checking it (and then sends the retained values it covers). Each subscriber's
+    /// after checking it (and then sends the retained values it covers). Its inbound frames
+    /// are only subscriptions, so their limit is one prefix's worth
+    /// (``SubscriptionGate/maxFrameBytes``): libzmq closes a connection that sends more before
+    /// it stores anything of it. Each subscriber's
     /// queue is bounded by `subscriberHighWater`: memory stays bounded under a slow reader.
     /// `XPUB_NODROP`: a send that a full queue cannot take fails with `EAGAIN` instead of being
     /// dropped silently for that queue, so the kernel can wait for room (backpressure) and,
@@ -170,6 +179,7 @@ final class KernelLoop {
     static func openXPUB(context: ZMQContext, config: KernelConfig) throws(ZMQError) -> ZMQSocket {
         var outTuning = config.tuning
         outTuning.sendHighWater = config.subscriberHighWater
+        outTuning.maxMessageSize = min(outTuning.maxMessageSize, SubscriptionGate.maxFrameBytes)
         let xpub = try ZMQSocket(context, .xpub, tuning: outTuning)
         do {
             try xpub.set(ZMQ_XPUB_MANUAL, 1)
@@ -481,7 +491,7 @@ final class KernelLoop {
 
     /// Sends what the kernel produces itself (its events, retained snapshots), never holding
     /// it: false when a full queue dropped it.
-    private func sendOwn(_ frames: Frames) -> Bool {
+    func sendOwn(_ frames: Frames) -> Bool {
         if (try? xpub.send(frames)) == true { return true }
         lossy { _ = try? xpub.send(frames) }
         // The full pipe now misses forwarded events as after any drop.
@@ -520,24 +530,51 @@ final class KernelLoop {
         }
     }
 
+    /// Reads (un)subscriptions and applies those the gate accepts to the connection they came
+    /// from (manual mode applies to the last one read).
     private func readSubscriptions(limit: Int) {
         for _ in 0..<limit {
-            guard let received = try? xpub.receive(property: guardian == nil ? nil : "User-Id"),
+            guard let received = try? xpub.receive(property: guardian == nil ? "Peer-Address" : "User-Id"),
                 let frame = received.frames.first, let kind = frame.first, kind <= 1
-            else { return }
+            else { break }
             let prefix = Array(frame.dropFirst())
             if kind == 1 {
-                if let guardian, !guardian.allowsSubscribe(guardian.identity(userID: received.property), prefix: prefix) {
+                let identity = guardian?.identity(userID: received.property)
+                let owner = guardian == nil ? (received.property ?? "?") : (identity ?? "?")
+                let allowed = prefix.count > gate.limits.maxPrefixBytes || guardian?.allowsSubscribe(identity, prefix: prefix) != false
+                if let refusal = gate.subscribe(prefix, owner: owner, allowed: allowed) {
+                    noteRefusedSubscription(refusal, prefix: prefix, owner: owner)
                     continue
                 }
-                // Manual mode: this applies to the pipe the subscription came from.
                 try? xpub.subscribe(prefix)
                 events.subscription(frame)
                 sendRetained(matching: prefix)
             } else {
-                try? xpub.unsubscribe(prefix)
-                events.subscription(frame)
+                let owner = received.property.map { guardian == nil ? $0 : (guardian?.identity(userID: $0) ?? "?") }
+                if gate.unsubscribe(prefix, owner: owner) {
+                    try? xpub.unsubscribe(prefix)
+                    events.subscription(frame)
+                }
             }
+        }
+        if gate.mustRebind {
+            if let suppressed = logLimiter.shouldLog("subscriptions-rebind", now: .now) {
+                logger.warning(
+                    "closing every events-out connection: libzmq holds \(gate.refusedHeldCount) refused subscriptions for open connections (subscribers reconnect and subscribe again)",
+                    metadata: suppressed > 0 ? ["suppressed": String(suppressed)] : [:])
+            }
+            rebindEventsOut(reason: "refused subscriptions held")
+        }
+    }
+
+    private func noteRefusedSubscription(_ refusal: SubscriptionGate.Refusal, prefix: [UInt8], owner: String) {
+        // The policy's own refusals are logged by the guard.
+        guard refusal != .forbidden else { return }
+        if let suppressed = logLimiter.shouldLog("subscription-refused", now: .now) {
+            let shown = String(decoding: prefix.prefix(64), as: UTF8.self)
+            logger.warning(
+                "refused a subscription (\(refusal.rawValue)) from \(owner) to '\(shown)'\(prefix.count > 64 ? "…" : "") (\(prefix.count) bytes); counted in bus.stats subscribing.refused",
+                metadata: suppressed > 0 ? ["suppressed": String(suppressed)] : [:])
         }
     }
 
@@ -576,15 +613,7 @@ final class KernelLoop {
         // publishers hold their events meanwhile; subscribers resubscribe and get the retained
         // values again), and the revoked key fails its handshake.
         if identities.contains(where: { guardian.subscribers[$0] != nil }) {
-            do {
-                xpub = try Self.rebind(xpub) { () throws(ZMQError) in try Self.openXPUB(context: context, config: kernel.config) }
-                try guardian.monitor(xpub, context: context, name: "events-out")
-                events.subscriptions.removeAll()
-                pollDirty = true
-                logger.notice("events-out re-bound to cut off revoked subscribers", metadata: ["revoked": identities.joined(separator: ",")])
-            } catch {
-                logger.critical("could not re-bind events-out after a revocation: \(error)")
-            }
+            rebindEventsOut(reason: "revoked: \(identities.joined(separator: ","))")
         }
         if identities.contains(where: { guardian.publishers.contains($0) }) {
             do {
@@ -597,6 +626,23 @@ final class KernelLoop {
             }
         }
         guardian.forget(identities)
+    }
+
+    /// Re-binds events-out, closing every subscriber connection (libzmq has no per-peer close):
+    /// they reconnect and subscribe again (their retained values come again as snapshots).
+    func rebindEventsOut(reason: String) {
+        do {
+            xpub = try Self.rebind(xpub) { () throws(ZMQError) in try Self.openXPUB(context: context, config: kernel.config) }
+            try guardian?.monitor(xpub, context: context, name: "events-out")
+            events.subscriptions.removeAll()
+            gate.reset(rebound: true)
+            pollDirty = true
+            if logLimiter.shouldLog("events-out-rebound:\(reason)", now: .now) != nil {
+                logger.notice("events-out re-bound", metadata: ["reason": reason])
+            }
+        } catch {
+            logger.critical("could not re-bind events-out (\(reason)): \(error)")
+        }
     }
 
     /// Closes `old` and opens its replacement on the same endpoint, retrying while libzmq's

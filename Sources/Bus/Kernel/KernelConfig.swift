@@ -22,6 +22,20 @@ public struct KernelConfig: Sendable {
     /// still sees losses at each stream's next event, but not the end of a stream gone quiet.
     /// Zero: never.
     public var catchUpWindow: Duration = .seconds(30)
+    /// Bounds on subscriptions (prefix length, per owner, in all), checked before the kernel
+    /// applies one (docs/PROTOCOL.md, Limits).
+    var subscriptionLimits = SubscriptionGate.Limits()
+    /// Most live subscriptions of one owner: the CURVE identity with security on, else the
+    /// peer's IP address (libzmq's XPUB names no connection).
+    public var maxSubscriptionsPerOwner: Int {
+        get { subscriptionLimits.perOwner }
+        set { subscriptionLimits.perOwner = max(1, newValue) }
+    }
+    /// Most live subscriptions in all.
+    public var maxSubscriptions: Int {
+        get { subscriptionLimits.total }
+        set { subscriptionLimits.total = max(1, newValue) }
+    }
     /// Most topics with a retained value.
     public var maxRetainedTopics = 100_000
     /// CURVE + ZAP + permissions; nil runs without security (loopback development).

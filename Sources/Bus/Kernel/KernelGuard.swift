@@ -9,6 +9,9 @@ final class KernelGuard {
     static let domain = "swiftbus"
     static let zapEndpoint = "inproc://zeromq.zap.01"
     static let probePrefix = Array("bus.probe.".utf8)
+    /// `bus.refill` and the one identity allowed to call it.
+    static let refillSubject = "bus.refill"
+    static let refillIdentity = "persist"
 
     let security: KernelSecurity
     let logger: Logger
@@ -18,7 +21,7 @@ final class KernelGuard {
     private var compiled: [String: CompiledRules] = [:]
     private var signature: String
     private var nextWatch = MonotonicTime.now
-    private var limiter = RateLimitedLog(interval: .seconds(10))
+    private var limiter = RateLimitedLog(interval: KernelGuard.logInterval)
     private(set) var monitors: [(ZMQMonitor, String)] = []
     /// Last peer address a ZAP request named, and the key it denied, for handshake reports.
     private var lastDenied: (address: String, key: String)?
@@ -138,14 +141,14 @@ final class KernelGuard {
         }
         guard mechanism == "CURVE", request.count >= 7, request[6].count == 32 else {
             counters.zapDenied += 1
-            note("zap:\(mechanism):\(address)", "refused a \(mechanism) client from \(address): only CURVE is accepted")
+            note("zap:mechanism", "refused a \(mechanism) client from \(address): only CURVE is accepted")
             return reply("400", "CURVE required")
         }
         let key = Z85.encode(request[6])
         guard let identity = authorized[key] else {
             counters.zapDenied += 1
             lastDenied = (address, key)
-            note("zap:\(key)", "refused unknown key \(key) from \(address) (not in \(security.authorizedDirectory.path))")
+            note("zap:unknown-key", "refused unknown key \(key) from \(address) (not in \(security.authorizedDirectory.path))")
             return reply("400", "unknown key")
         }
         counters.zapAllowed += 1
@@ -201,7 +204,7 @@ final class KernelGuard {
             counters.publishDenied += 1
             let topicText = String(decoding: topic, as: UTF8.self)
             note(
-                "pub:\(identity ?? "?"):\(topicText)",
+                "pub:\(identity ?? "?")",
                 "dropped a publish by \(identity ?? "a revoked key") on '\(topicText)': not allowed by the policy")
         }
         return allowed
@@ -211,7 +214,7 @@ final class KernelGuard {
         let text = String(decoding: prefix, as: UTF8.self)
         guard let identity, rules(identity).allowsSubscription(prefix: text) else {
             counters.subscribeDenied += 1
-            note("sub:\(identity ?? "?"):\(text)", "refused subscription by \(identity ?? "a revoked key") to '\(text)'")
+            note("sub:\(identity ?? "?")", "refused subscription by \(identity ?? "a revoked key") to '\(text)'")
             return false
         }
         subscribers[identity, default: 0] += 1
@@ -227,9 +230,15 @@ final class KernelGuard {
             if service.hasPrefix("mmi.") { return identity == nil ? refuse(sender, service, [], "revoked key") : nil }
             let subject = "\(service).\(RequestBody.peekMethod(frames, from: 4))"
             guard let identity else { return refuse(sender, service, Array(frames.dropFirst(4)), "revoked key") }
+            // Refilling the retained store is persist's alone, whatever the policy says.
+            if subject == Self.refillSubject, identity != Self.refillIdentity {
+                counters.callDenied += 1
+                note("call:\(identity)", "refused call \(subject) by \(identity): only \(Self.refillIdentity) may refill the retained store")
+                return refuse(sender, service, Array(frames.dropFirst(4)), "only \(Self.refillIdentity) may call \(subject)")
+            }
             if rules(identity).allows(.call, subject) { return nil }
             counters.callDenied += 1
-            note("call:\(identity):\(subject)", "refused call \(subject) by \(identity): not allowed by the policy")
+            note("call:\(identity)", "refused call \(subject) by \(identity): not allowed by the policy")
             return refuse(sender, service, Array(frames.dropFirst(4)), "\(identity) may not call \(subject)")
         }
         if frames[2] == MDP.worker, frames.count >= 5, frames[3] == [MDP.Command.ready.rawValue] {
@@ -237,7 +246,7 @@ final class KernelGuard {
             if let identity, rules(identity).allows(.serve, service) { return nil }
             counters.callDenied += 1
             note(
-                "serve:\(identity ?? "?"):\(service)", "refused worker for '\(service)' from \(identity ?? "a revoked key"): not allowed to serve it")
+                "serve:\(identity ?? "?")", "refused worker for '\(service)' from \(identity ?? "a revoked key"): not allowed to serve it")
             return [.send(MDP.command(to: sender, .disconnect))]
         }
         return identity == nil ? [.send(MDP.command(to: sender, .disconnect))] : nil
@@ -328,18 +337,28 @@ final class KernelGuard {
         }
     }
 
+    /// Logs a refusal at most once per ``logInterval`` per kind (and identity, a bounded set):
+    /// never keyed by what a peer can vary (a key, an address, a topic), or fresh keys would
+    /// each get a line. The lines held back are counted (`log_suppressed` in `bus.stats`) and
+    /// the next line of the kind says how many.
     private func note(_ key: String, _ message: String) {
         if selfTesting { return }
         if let suppressed = limiter.shouldLog(key, now: .now) {
             logger.warning(message, metadata: suppressed > 0 ? ["suppressed": String(suppressed)] : [:])
+        } else {
+            logSuppressed += 1
         }
     }
+
+    static let logInterval: Duration = .seconds(10)
+    private(set) var logSuppressed: UInt64 = 0
 
     var statsObject: [String: Any] {
         [
             "identities": Set(authorized.values).count, "zap_allowed": counters.zapAllowed, "zap_denied": counters.zapDenied,
             "publish_denied": counters.publishDenied, "subscribe_denied": counters.subscribeDenied,
             "call_denied": counters.callDenied, "handshake_failures": counters.handshakeFailures,
+            "log_suppressed": logSuppressed,
         ]
     }
 }

@@ -24,14 +24,16 @@ extension KernelLoop {
         case "ping":
             result = .success([
                 "pong": true, "libzmq": ZMQContext.version, "uptime_ms": MonotonicTime.now.milliseconds(since: started),
-                "pid": Int(ProcessInfo.processInfo.processIdentifier),
+                "pid": Int(ProcessInfo.processInfo.processIdentifier), "started_us": startedMicros,
             ])
         case "services":
             result = .success(["services": jsonArray(broker.snapshot(now: .now))])
         case "retained":
             result = retained(params)
         case "stats":
-            result = .success(stats())
+            result = stats(params)
+        case "refill":
+            result = refill(params)
         case "reload":
             if let guardian {
                 let change = guardian.reloadIfChanged(now: .now, force: true)
@@ -47,7 +49,7 @@ extension KernelLoop {
             result = .failure(
                 ErrorBody(
                     code: "no_such_method",
-                    message: "the kernel service 'bus' has no method '\(body.method)' (try ping, services, retained, stats, reload)"))
+                    message: "the kernel service 'bus' has no method '\(body.method)' (try ping, services, retained, stats, reload, refill)"))
         }
         switch result {
         case .success(let value):
@@ -57,6 +59,41 @@ extension KernelLoop {
             let status = error.code == "not_found" || error.code == "no_such_method" ? 404 : (error.code == "security_off" ? 409 : 400)
             return .error(status, code: error.code, message: error.message, id: id, from: "kernel")
         }
+    }
+
+    /// Puts saved retained values back after a kernel restart (what `persist` does when it sees
+    /// a new kernel instance): each value, with its original meta, is kept only when the kernel
+    /// has no value for its topic (a value published since the restart is the live one, whatever
+    /// its seq), and then goes out as a snapshot to the subscribers of its topic (the ones that
+    /// have it drop it by its seq). With security only the `persist` identity may call it
+    /// (``KernelGuard/checkRequest(_:identity:)``).
+    private func refill(_ params: [String: Any]) -> Result<Any, ErrorBody> {
+        guard let list = params["values"] as? [Any] else {
+            return .failure(
+                ErrorBody(code: "invalid_request", message: "bus.refill takes {\"values\": [retained value…]} as bus.retained answers them"))
+        }
+        var stored = 0
+        var kept = 0
+        for object in list {
+            guard let value = try? RetainedValue.from(jsonObject: object), (try? Topic.validate(value.topic)) != nil else {
+                return .failure(ErrorBody(code: "invalid_request", message: "bus.refill: a value is not a retained value with a valid topic"))
+            }
+            var meta = value.meta
+            meta.flags = meta.flags.subtracting([.snapshot, .repeated]).union(.retained)
+            let metaBytes = meta.encode()
+            if events.retained[value.topic] == nil,
+                events.retain(topic: value.topic, meta: metaBytes, payload: value.payload, seq: meta.seq, reset: false)
+            {
+                stored += 1
+                var snapshot = metaBytes
+                snapshot[1] |= EventMeta.Flags.snapshot.rawValue
+                if !sendOwn([Array(value.topic.utf8), snapshot, value.payload]) { events.totalDrops += 1 }
+            } else {
+                kept += 1
+            }
+        }
+        if stored > 0 { logger.info("retained values refilled", metadata: ["stored": String(stored), "kept": String(kept)]) }
+        return .success(["stored": stored, "kept": kept])
     }
 
     private func retained(_ params: [String: Any]) -> Result<Any, ErrorBody> {
@@ -83,49 +120,7 @@ extension KernelLoop {
         return .success(["values": values])
     }
 
-    private func stats() -> [String: Any] {
-        let now = MonotonicTime.now
-        let nowMs = uptimeMs(now)
-        var topics: [[String: Any]] = []
-        for (key, counters) in events.topics {
-            let topic = String(decoding: key, as: UTF8.self)
-            let subscribers = events.subscriptions.reduce(0) { total, entry in
-                total + (key.starts(with: entry.key) ? entry.value : 0)
-            }
-            topics.append([
-                "topic": topic, "messages": counters.messages, "bytes": counters.bytes, "drops": counters.drops,
-                "stale_retained": counters.staleRetained, "publishers": counters.sources.sorted(),
-                "subscribers": subscribers, "retained": events.retained[topic] != nil,
-                "last_seen_ms_ago": nowMs - counters.lastSeenMs,
-            ])
-        }
-        topics.sort { ($0["topic"] as! String) < ($1["topic"] as! String) }
-        let subscriptions = events.subscriptions.map { ["prefix": String(decoding: $0.key, as: UTF8.self), "count": $0.value] }
-            .sorted { ($0["prefix"] as! String) < ($1["prefix"] as! String) }
-        return [
-            "uptime_ms": now.milliseconds(since: started),
-            "time_us": WallClock.microsNow(),
-            "events": [
-                "messages": events.totalMessages, "bytes": events.totalBytes, "drops": events.totalDrops,
-                "stalls": events.stalls, "stalled_ms": events.stalled.wholeMilliseconds,
-                "malformed": events.malformed, "retained_topics": events.retained.count,
-                "retained_refused": events.retainedRefused,
-                "catch_up": [
-                    "active": catchUp.isRecording, "streams": catchUp.tails.count, "bytes": catchUp.bytes,
-                    "rounds": catchUp.rounds, "repeated": catchUp.sent, "overflow": catchUp.overflow,
-                ],
-            ],
-            "requests": ["rejected": rejected, "unroutable": unroutable],
-            "topics": topics,
-            "subscriptions": subscriptions,
-            "services": jsonArray(broker.snapshot(now: now)),
-            "security": guardian?.statsObject ?? ["enabled": false],
-            "calls": broker.calls.map { ["caller": $0.key.caller, "service": $0.key.service, "count": $0.value] }
-                .sorted { "\($0["caller"]!)\($0["service"]!)" < "\($1["caller"]!)\($1["service"]!)" },
-        ]
-    }
-
-    private func jsonArray<T: Encodable>(_ value: T) -> Any {
+    func jsonArray<T: Encodable>(_ value: T) -> Any {
         guard let data = try? JSONEncoder.bus.encode(value),
             let object = try? JSONSerialization.jsonObject(with: data)
         else { return [] }

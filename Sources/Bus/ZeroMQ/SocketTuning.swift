@@ -14,8 +14,13 @@ public struct SocketTuning: Sendable {
     public var heartbeatIntervalMs: Int32 = 1_000
     public var heartbeatTimeoutMs: Int32 = 3_000
     public var heartbeatTTLMs: Int32 = 3_000
-    /// Reconnect back-off: first interval and cap, in milliseconds.
-    public var reconnectIntervalMs: Int32 = 100
+    /// Reconnect back-off: first interval and cap, in milliseconds. libzmq doubles the interval
+    /// (plus a random part of up to the first interval) while connecting fails, but starts over
+    /// from the first interval each time an established connection closes: a peer that accepts
+    /// and closes at once (a crashed or foreign process on the port) gets an attempt every first
+    /// interval to twice that. A second, not 100 ms, keeps that to about one a second per
+    /// socket, and a restarted kernel still sees every client within seconds.
+    public var reconnectIntervalMs: Int32 = 1_000
     public var reconnectIntervalMaxMs: Int32 = 5_000
     /// Queue messages only on completed connections (DEALER/REQ towards the kernel).
     public var immediate: Bool = false

@@ -111,7 +111,7 @@ extension PersistServer {
             "failing_since_us": writer.failingSinceMicros.map { $0 as Any } ?? NSNull(),
             "gaps": [
                 "detected": ingest.gapsDetected, "missed_events": ingest.missedEvents, "healed": ingest.healed,
-                "resyncs": ingest.resyncs, "unattributed_losses": ingest.unattributedLosses,
+                "resyncs": ingest.resyncs, "unattributed_losses": ingest.unattributedLosses, "kernel_refills": ingest.kernelRefills,
             ],
             "ready": ingest.subscribed && ingest.catchUpDone,
             "ingest": [

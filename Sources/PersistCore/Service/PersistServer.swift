@@ -46,6 +46,8 @@ public final class PersistServer: Sendable {
         var healed: UInt64 = 0
         var resyncs: UInt64 = 0
         var unattributedLosses: UInt64 = 0
+        /// Kernel instances refilled with the saved values (the first at start).
+        var kernelRefills: UInt64 = 0
         var subscribed = false
         var catchUpDone = false
         var catchUpValues = 0
@@ -79,7 +81,10 @@ public final class PersistServer: Sendable {
         }
         let announce = Task { [self] in await announceEngineEvents() }
         announcer.withLock { $0 = announce }
-        var started = [Task { [self] in await ingest(subscription) }, Task { [self] in await catchUp(subscription) }]
+        var started = [
+            Task { [self] in await ingest(subscription) }, Task { [self] in await catchUp(subscription) },
+            Task { [self] in await refillNewKernels() },
+        ]
         if let every = options.compactEvery {
             started.append(Task { [self] in await compactPeriodically(every: every) })
         }

@@ -15,6 +15,12 @@ struct KernelCommand: BusctlCommand {
             OptionSpec("grace-ms", value: "MS", help: "How long a request without its own deadline waits for a worker.", default: "5000"),
             OptionSpec("max-message-bytes", value: "BYTES", help: "Largest accepted message; bigger ones disconnect the sender.", default: "1048576"),
             OptionSpec("max-retained", value: "N", help: "Most topics with a retained value.", default: "100000"),
+            OptionSpec(
+                "max-subscriptions", value: "N",
+                help: "Most live subscriptions in all; more are refused (counted in bus.stats subscribing.refused).", default: "100000"),
+            OptionSpec(
+                "max-subscriptions-per-owner", value: "N",
+                help: "Most live subscriptions of one identity (with --keys) or one peer address (without).", default: "10000"),
             OptionSpec("subscriber-hwm", value: "N", help: "Messages queued towards each subscriber.", default: "10000"),
             OptionSpec(
                 "subscriber-grace-ms", value: "MS",
@@ -61,6 +67,14 @@ struct KernelCommand: BusctlCommand {
             config.tuning.maxMessageSize = Int64(bytes)
         }
         if let n = try arguments.int("max-retained") { config.maxRetainedTopics = n }
+        if let n = try arguments.int("max-subscriptions") {
+            guard n >= 1 else { throw UsageError("--max-subscriptions must be at least 1") }
+            config.maxSubscriptions = n
+        }
+        if let n = try arguments.int("max-subscriptions-per-owner") {
+            guard n >= 1 else { throw UsageError("--max-subscriptions-per-owner must be at least 1") }
+            config.maxSubscriptionsPerOwner = n
+        }
         if let n = try arguments.int("subscriber-hwm") { config.subscriberHighWater = Int32(clamping: max(1, n)) }
         if let ms = try arguments.int("subscriber-grace-ms") {
             guard (0...60_000).contains(ms) else { throw UsageError("--subscriber-grace-ms must be 0 to 60000") }

@@ -27,8 +27,16 @@ struct MonitorCommand: BusctlCommand {
         "payload"} plus "snapshot", "missed", "retained", "replayed", "repeated" when they apply.
         [repeated]: the kernel re-sent a stream's newest event after dropping events for a full
         subscriber queue; shown only when this monitor had not seen it (it lost the stream's end).
+        A sequence number not above the last one of its stream (a duplicate, or out of order;
+        for a retained topic, whatever the instance) is tagged [OUT OF SEQUENCE]
+        ("out_of_sequence": true).
+        When it stops on Ctrl-C or --timeout, it compares every retained topic it showed with the
+        kernel's current value: a stream whose last events it never showed (lost, or not read
+        in time) prints '--- tail not seen: N event(s) of TOPIC after #SEQ (current #SEQ) ---'
+        ({"topic","tail_not_seen","last_seq","current_seq"} in JSON) and exits 6.
         Runs until Ctrl-C, --count events (current values count), or --timeout seconds. Exit
-        status 0, except 3 when --count was given and not reached within --timeout.
+        status 0, except 3 when --count was given and not reached within --timeout, and 6 when
+        the tail of a retained topic was not seen.
         """
 
     var bus: BusSettings
@@ -60,12 +68,14 @@ struct MonitorCommand: BusctlCommand {
                 Output.error("monitoring \(command.patterns.joined(separator: " ")) on \(command.bus.endpoints.requests) (Ctrl-C to stop)\n")
             }
             let seen = Tally()
+            let tails = TailCheck()
             let outcome = try await runUntilInterrupted(timeout: command.timeout) {
                 var printer = EventPrinter(json: command.json, full: command.full)
                 var filter = SnapshotFilter(liveOnly: command.liveOnly)
                 for await event in subscription {
                     guard filter.admit(event) else { continue }
                     printer.print(event)
+                    tails.note(event)
                     seen.add(bytes: event.payload.count)
                     if let count = command.count, seen.events >= count { return true }
                 }
@@ -74,7 +84,16 @@ struct MonitorCommand: BusctlCommand {
             if case .timedOut = outcome, let count = command.count {
                 throw CommandFailure("saw \(seen.events) of \(count) events within \(Format.seconds(command.timeout!)) s", code: ExitCode.timeout)
             }
-            return ExitCode.ok
+            if case .finished = outcome { return ExitCode.ok }
+            let missing = await tails.missing(client, stoppedAtUs: WallClock.microsNow(), timeout: command.bus.connectTimeout)
+            for tail in missing {
+                if command.json {
+                    Output.jsonLine(["topic": tail.topic, "tail_not_seen": tail.count, "last_seq": tail.lastSeen, "current_seq": tail.current])
+                } else {
+                    Output.line("--- tail not seen: \(tail.count) event(s) of \(tail.topic) after #\(tail.lastSeen) (current #\(tail.current)) ---")
+                }
+            }
+            return missing.isEmpty ? ExitCode.ok : ExitCode.lostTail
         }
     }
 }

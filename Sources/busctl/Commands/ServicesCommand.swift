@@ -53,7 +53,7 @@ struct ServicesCommand: BusctlCommand {
                     service.service, instance.instance, instance.version ?? "-", where_,
                     Format.age(ms: instance.uptimeMs), Format.age(ms: instance.heartbeatAgeMs), String(instance.workers),
                     String(instance.handled), String(instance.inFlight), String(instance.failed),
-                    instance.draining ? "draining" : "ready",
+                    instance.draining ? "draining" : (instance.late == true ? "late" : "ready"),
                 ])
             }
         }

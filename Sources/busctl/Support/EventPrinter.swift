@@ -33,6 +33,7 @@ struct EventPrinter {
         JSONInput.embed(event.payload, into: &object)
         if event.isSnapshot { object["snapshot"] = true }
         if event.missed > 0 { object["missed"] = event.missed }
+        if event.outOfSequence { object["out_of_sequence"] = true }
         if event.meta.isRetained { object["retained"] = true }
         if event.meta.flags.contains(.replayed) { object["replayed"] = true }
         if event.meta.flags.contains(.repeated) { object["repeated"] = true }
@@ -62,6 +63,7 @@ struct EventPrinter {
         if event.meta.flags.contains(.replayed) { tags.append("replayed") }
         if event.meta.flags.contains(.repeated) { tags.append("repeated") }
         if event.meta.flags.contains(.reset) { tags.append("reset") }
+        if event.outOfSequence { tags.append("OUT OF SEQUENCE") }
         var line = Format.clock(us: event.meta.timestampMicros) + "  "
         line += event.topic.padding(toLength: max(topicWidth, event.topic.count), withPad: " ", startingAt: 0) + "  "
         line += event.meta.source.padding(toLength: max(sourceWidth, event.meta.source.count), withPad: " ", startingAt: 0) + "  "

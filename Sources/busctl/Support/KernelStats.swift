@@ -68,10 +68,13 @@ struct KernelStats: Decodable, Sendable {
     var subscriptions: [Subscription]
     var services: [ServiceSnapshot]
     var calls: [Call]
+    /// How many topics the kernel counts; it sends a page of them (`topics`, sorted by name).
+    var topicsTotal: Int?
 
     enum CodingKeys: String, CodingKey {
         case uptimeMs = "uptime_ms"
         case timeUs = "time_us"
+        case topicsTotal = "topics_total"
         case events, topics, subscriptions, services, calls
     }
 

@@ -68,6 +68,9 @@ struct StatsReport {
                 ])
             }
             text += table.render()
+            if let total = current.topicsTotal, total > topicRows.count {
+                text += "(the first \(topicRows.count) of \(total) topics by name)\n"
+            }
         }
         text += "\n"
         let serviceRows = services

@@ -1,0 +1,50 @@
+import Bus
+import BusTestSupport
+import Foundation
+import Testing
+
+/// `bus.stats` stays bounded (under the 1 MiB frame limit, answered in milliseconds) whatever
+/// the number of subscriptions and topics.
+@Suite(.serialized)
+struct StatsScaleTests {
+    static let underTSan = ProcessInfo.processInfo.environment["BUS_TEST_TSAN"] == "1"
+
+    @Test func stats_with30000SubscriptionsAnd2000Topics_isBounded_pagedAndQuick() async throws {
+        let arguments = ["--max-subscriptions-per-owner", "100000"]
+        try await Harness.with(kernelArguments: arguments) { h in
+            let flood = try await h.interop("sub_flood.py", ["--count", "30000", "--size", "24", "--hold", "60"], identity: "flood")
+            let publisher = h.client(name: "scale")
+            for index in 0..<2000 { try await publisher.publish("scale.topic\(index)", ["n": index]) }
+            let applied = await eventually(timeout: .seconds(30), every: .milliseconds(300)) {
+                let gate = (try? await h.kernelStatsSection("subscribing")) ?? [:]
+                return (gate["live"] as? Int ?? 0) >= 30000
+            }
+            #expect(applied)
+            let started = ContinuousClock.now
+            let reply = try await h.client().call("bus", "stats", timeout: .seconds(5))
+            let elapsed = ContinuousClock.now - started
+            #expect(reply.status == 200)
+            #expect(reply.payload.count < 1 << 20, "bus.stats answered \(reply.payload.count) bytes")
+            if !Self.underTSan { #expect(elapsed < .milliseconds(500), "bus.stats took \(elapsed)") }
+            let stats = try #require(try JSONSerialization.jsonObject(with: Data(reply.payload)) as? [String: Any])
+            let topics = (stats["topics"] as? [[String: Any]]) ?? []
+            #expect(topics.count == 200)
+            #expect((stats["topics_total"] as? Int ?? 0) >= 2000)
+            #expect((stats["subscriptions"] as? [Any])?.count == 100)
+            #expect((stats["subscriptions_total"] as? Int ?? 0) >= 30000)
+            // The next page starts after the last topic of this one.
+            let next = try #require(stats["topics_next"] as? String)
+            #expect(next == topics.last?["topic"] as? String)
+            let params = try JSONSerialization.data(withJSONObject: ["after": next, "limit": 10])
+            let second = try await h.client().call("bus", "stats", payload: Array(params), timeout: .seconds(5))
+            let secondStats = try #require(try JSONSerialization.jsonObject(with: Data(second.payload)) as? [String: Any])
+            let secondTopics = ((secondStats["topics"] as? [[String: Any]]) ?? []).compactMap { $0["topic"] as? String }
+            #expect(secondTopics.count == 10)
+            #expect(secondTopics.allSatisfy { $0 > next })
+            let table = try await h.busctl(["stats"], timeout: .seconds(20))
+            #expect(table.status == 0, "busctl stats: \(table.stderr)")
+            #expect(table.stdout.contains("of \(stats["topics_total"] as? Int ?? 0) topics"))
+            await flood.stop()
+        }
+    }
+}
