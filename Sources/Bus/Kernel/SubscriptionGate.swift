@@ -134,11 +134,6 @@ struct SubscriptionGate {
         if rebound { rebinds += 1 }
     }
 
-    /// Live subscriptions of each prefix, all owners together.
-    func count(of prefix: [UInt8]) -> Int {
-        accepted[prefix]?.values.reduce(0, +) ?? 0
-    }
-
     /// The `bus.stats` view.
     var statsObject: [String: Any] {
         [
