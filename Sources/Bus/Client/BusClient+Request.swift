@@ -33,7 +33,7 @@ extension BusClient {
         // after the queued ones), and the requester calls each request's completion once, when
         // it takes the request out (reply, timeout, cancel, failure or close). Unchecked: the
         // checked continuation's box and atomic check were about a tenth of the caller's I/O
-        // thread at 64 requests in flight (docs/PERFORMANCE.md, tenth session).
+        // thread at 64 requests in flight (docs/PERFORMANCE.md).
         let outcome: RequestOutcome = await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<RequestOutcome, Never>) in
                 let accepted = io.submit { loop in

@@ -6,8 +6,8 @@ import Foundation
 /// `ContinuousClock.Instant` and `Duration` are types of the standard library, which is built
 /// for library evolution: outside it their layout is known only at run time, so every store,
 /// copy and comparison of one goes through value witnesses, and `Duration` arithmetic is 128-bit.
-/// Profiles of the request path showed that per request and per loop turn (docs/PERFORMANCE.md,
-/// eighth session). This is one `Int64`: the arithmetic is plain integer arithmetic.
+/// Profiles of the request path show that per request and per loop turn (docs/PERFORMANCE.md).
+/// This is one `Int64`: the arithmetic is plain integer arithmetic.
 ///
 /// `Duration` stays the type of every public setting (timeouts, heartbeats); hot paths convert
 /// it once with ``Swift/Duration/nanosecondsClamped`` and then add integers.
