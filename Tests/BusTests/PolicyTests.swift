@@ -13,4 +13,15 @@ struct PolicyTests {
         #expect(policy.compiled(for: "feed").allows(.publish, "feed.user"))
         #expect(!policy.compiled(for: "feed").allows(.publish, "auth.state"))
     }
+
+    @Test func builtIn_letsOnlyEventsCallEventsHandover() {
+        let policy = Policy.builtIn
+        #expect(policy.compiled(for: "events").allows(.call, "events.handover"))
+        #expect(policy.compiled(for: "events").allows(.call, "events.list"))
+        #expect(!policy.compiled(for: "events").allows(.call, "auth.token"))
+        for identity in ["weather", "feed", "persist", "auth", "busctl", "rogue"] {
+            #expect(!policy.compiled(for: identity).allows(.call, "events.handover"), "\(identity)")
+            #expect(policy.compiled(for: identity).allows(.call, "events.list"), "\(identity)")
+        }
+    }
 }

@@ -48,21 +48,24 @@ public struct Policy: Equatable, Sendable {
     }
 
     /// The default policy: a service publishes under its own name, reads everything, serves
-    /// its own name, and may call everything but `auth.token` and `bus.reload`; `feed` may also
-    /// call `auth.token` (the one service `busctl up` lets `auth` hand the token to); `busctl`
+    /// its own name, and may call everything but `auth.token`, `bus.reload` and
+    /// `events.handover`; `feed` may also call `auth.token` (the one service `busctl up` lets
+    /// `auth` hand the token to); only `events` may call `events.handover` (a starting instance
+    /// asks the running one to step down, so any other caller could stop the service); `busctl`
     /// (the operator) may also publish anywhere and call `bus.reload`.
     public static let builtIn = Policy(
         defaults: [
             .publish: Rules(allow: ["{name}.>"]),
             .subscribe: Rules(allow: [">"]),
-            .call: Rules(allow: [">"], deny: ["auth.token", "bus.reload"]),
+            .call: Rules(allow: [">"], deny: ["auth.token", "bus.reload", "events.handover"]),
             .serve: Rules(allow: ["{name}"]),
         ],
         identities: [
-            "feed": [.call: Rules(allow: [">"], deny: ["bus.reload"])],
+            "feed": [.call: Rules(allow: [">"], deny: ["bus.reload", "events.handover"])],
+            "events": [.call: Rules(allow: [">"], deny: ["auth.token", "bus.reload"])],
             "busctl": [
                 .publish: Rules(allow: [">"]),
-                .call: Rules(allow: [">"], deny: ["auth.token"]),
+                .call: Rules(allow: [">"], deny: ["auth.token", "events.handover"]),
                 .serve: Rules(),
             ],
         ])

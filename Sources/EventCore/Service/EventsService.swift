@@ -47,8 +47,8 @@ public enum EventsService {
         service.method("mine") { (id, _: Empty) in .mineRequested(id) }
         service.method("import") { (id, input: ImportInput) in .importRequested(id, ics: input.ics, now: clock.now()) }
         service.method("export") { (id, range: ExportRange) in .exportRequested(id, range, now: clock.now()) }
-        // A guard against a mistaken call, not a security boundary (the caller is what the client
-        // says): with security on, the policy should let only the `events` identity call it.
+        // With security off the caller is what the client says, so this only guards against a
+        // mistaken call; with security on, the built-in policy lets only `events` call it.
         service.method(
             "handover",
             withRequest: { (id, _: Empty, request) in
