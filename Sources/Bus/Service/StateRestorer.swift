@@ -15,6 +15,9 @@ public struct Restored<Value: Sendable>: Sendable {
     public let seq: UInt64
     public let meta: EventMeta
     public let source: RestoreSource
+    /// Whether `persist` answered (with a value or with "nothing saved"); false when it was
+    /// down, timed out, failed, or was not asked.
+    public let persistAnswered: Bool
 }
 
 extension BusClient {
@@ -51,16 +54,23 @@ extension BusClient {
         } catch {
             throw .invalidPayload("the saved value of '\(topic)' (seq \(raw.seq), from \(raw.source.rawValue)) is not a \(Value.self): \(error)")
         }
-        return Restored(value: value, seq: raw.seq, meta: raw.meta, source: raw.source)
+        return Restored(value: value, seq: raw.seq, meta: raw.meta, source: raw.source, persistAnswered: raw.persistAnswered)
     }
 
     /// As ``restore(_:as:deadline:service:)``, with the saved JSON payload's bytes exactly as
     /// they were published (no decoding, so no number loses precision on the way).
+    ///
+    /// `askingPersist: false` skips `persist` and treats it as not answering (the provisional
+    /// rule applies): for a service restoring many topics after `persist` already failed to
+    /// answer one, so the start does not wait `deadline` once per topic.
     public func restorePayload(
-        _ topic: String, deadline: Duration = .seconds(5), service: String = "persist"
+        _ topic: String, deadline: Duration = .seconds(5), service: String = "persist", askingPersist: Bool = true
     ) async throws(BusError) -> Restored<[UInt8]>? {
         try Topic.validate(topic)
-        async let saved = askPersist(topic, service: service, deadline: deadline)
+        async let saved =
+            askingPersist
+            ? askPersist(topic, service: service, deadline: deadline)
+            : .unavailable("not asked: \(service) did not answer an earlier restore of this start")
         async let current = askKernel(topic, timeout: min(deadline, .seconds(2)))
         let (fromPersist, fromKernel) = await (saved, current)
 
@@ -97,7 +107,8 @@ extension BusClient {
             metadata: [
                 "seq": String(best.value.meta.seq), "source": best.source.rawValue, "persist": persistAnswered ? "answered" : "unavailable",
             ])
-        return Restored(value: best.value.payload, seq: best.value.meta.seq, meta: best.value.meta, source: best.source)
+        return Restored(
+            value: best.value.payload, seq: best.value.meta.seq, meta: best.value.meta, source: best.source, persistAnswered: persistAnswered)
     }
 
     private enum RestoreAnswer: Sendable {
