@@ -210,6 +210,32 @@ struct WeatherServiceTests {
         }
     }
 
+    @Test func sigtermWhileASearchWaitsOnTheUpstream_answers503ShuttingDown_beforeTheDrainEnds() async throws {
+        let state = try StateDirectory()
+        defer { state.remove() }
+        try await Harness.with { h in
+            try await h.startPersist(stateDirectory: state.path + "/persist")
+            let upstream = try await WeatherUpstream.start(h)
+            let weather = try await h.startWeather(
+                stateDirectory: state.path + "/weather", arguments: upstream.arguments + ["--upstream-timeout", "20"])
+            try await upstream.mode("delay:15")
+            let searches = try await upstream.stats()["/v1/search"] ?? 0
+            let waiting = Task {
+                try await h.client().call("weather", "search", payload: Array(#"{"query":"ber"}"#.utf8), timeout: .seconds(12))
+            }
+            #expect(await eventually { (try? await upstream.stats()["/v1/search"]) ?? 0 > searches })
+            let clock = ContinuousClock()
+            let stopping = clock.now
+            weather.signal(SIGTERM)
+            // The drain would cut the request off after 1.5 s; the store answers it first.
+            let reply = try await waiting.value
+            let text = String(decoding: reply.payload, as: UTF8.self)
+            #expect(reply.status == 503 && text.contains("shutting_down"), "\(reply.status) \(text)")
+            #expect(clock.now - stopping < .seconds(8), "answered \(clock.now - stopping) after SIGTERM")
+            #expect(await weather.waitForExit(timeout: .seconds(10)) == 0)
+        }
+    }
+
     @Test func openWeatherMap_withAKeyFileOthersMayRead_exits78_andItsKeyIsNeverPrinted() async throws {
         let state = try StateDirectory()
         defer { state.remove() }

@@ -8,12 +8,22 @@ public struct ServiceContext: Sendable {
     public let arguments: ParsedArguments
     public let logger: Logger
     let shutdownHooks = ShutdownHooks()
+    let drainDeadlineHooks = ShutdownHooks()
 
     /// Registers work to run on SIGTERM/SIGINT after the services drained and before the bus
     /// connection closes (flush a write queue, close a database); run in reverse order of
     /// registration, also when `setup` fails after registering.
     public func onShutdown(_ action: @escaping @Sendable () async -> Void) {
         shutdownHooks.add(action)
+    }
+
+    /// Registers work to run on SIGTERM/SIGINT when the drain is about to run out of time
+    /// (``ServiceMain/drainTimeout`` less ``ServiceMain/drainAnswerMargin``) and requests are
+    /// still in flight, while the workers can still send replies: answer what would otherwise
+    /// be cut off (a kit store answers its waiting requests with 503 `shutting_down`). Does not
+    /// run when the drain finishes first.
+    public func onDrainDeadline(_ action: @escaping @Sendable () async -> Void) {
+        drainDeadlineHooks.add(action)
     }
 
     /// `--state-dir` (env `BUS_STATE_DIR`), default `$XDG_DATA_HOME/swiftbus/<name>` or
@@ -43,6 +53,12 @@ public struct ServiceContext: Sendable {
 /// connects, serves the services `setup` returns, and on SIGTERM or SIGINT leaves gracefully:
 /// DISCONNECT to the kernel, in-flight requests finished, sockets closed, exit 0 within 2 s.
 public enum ServiceMain {
+    /// How long a stopping process waits for its in-flight requests.
+    public static let drainTimeout: Duration = .milliseconds(1500)
+    /// How long before ``drainTimeout`` the drain-deadline hooks run, so their answers still
+    /// reach the kernel.
+    public static let drainAnswerMargin: Duration = .milliseconds(300)
+
     /// Runs a service process until a signal; never returns.
     ///
     /// - Parameters:
@@ -113,13 +129,39 @@ public enum ServiceMain {
         logger.info("\(name) running", metadata: ["instance": bus.instance, "kernel": endpoints.requests])
         let signal = await signals.next()
         logger.info("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"); draining")
-        await withTaskGroup(of: Void.self) { group in
-            for handle in handles.reversed() { group.addTask { await handle.drain() } }
-        }
+        if !handles.isEmpty { await drain(handles, context: context) }
         await context.shutdownHooks.run()
         await bus.close()
         logger.info("\(name) stopped")
         exit(0)
+    }
+
+    /// Drains every service at once; if requests are still in flight shortly before
+    /// ``drainTimeout``, runs the drain-deadline hooks so they are answered in time.
+    private static func drain(_ handles: [ServiceHandle], context: ServiceContext) async {
+        await withTaskGroup(of: Bool.self) { group in
+            for handle in handles.reversed() {
+                group.addTask {
+                    await handle.drain(timeout: drainTimeout)
+                    return true
+                }
+            }
+            group.addTask {
+                do {
+                    try await Task.sleep(for: drainTimeout - drainAnswerMargin)
+                } catch {
+                    return false
+                }
+                await context.drainDeadlineHooks.run()
+                return false
+            }
+            var drained = 0
+            for await isDrain in group where isDrain {
+                drained += 1
+                if drained == handles.count { break }
+            }
+            group.cancelAll()
+        }
     }
 }
 

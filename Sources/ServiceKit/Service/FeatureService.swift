@@ -25,6 +25,7 @@ public enum FeatureService {
             let logger = context.logger
             let store = definition.makeStore(ports: .bus(context.bus, restoreDeadline: definition.restoreDeadline), logger: logger)
             context.onShutdown { await store.shutdown() }
+            context.onDrainDeadline { await store.answerWaiting() }
             try await store.restore()
             await store.start(with: definition.startAction)
             let signals = definition.observations.map { _ in FirstValueSignal() }

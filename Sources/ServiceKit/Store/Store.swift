@@ -161,6 +161,19 @@ public actor Store<F: Feature> {
         await publisher?.value
     }
 
+    /// Answers every request still waiting for the reducer with 503 `shutting_down` and leaves
+    /// the store running: a stopping process calls it just before its drain runs out of time,
+    /// so those callers get an answer instead of a timeout (their effects may still finish and
+    /// publish).
+    public func answerWaiting() {
+        for (id, waiter) in waiters {
+            watchdogs.removeValue(forKey: id)?.cancel()
+            outbox.yield(.reply(waiter, .failure(ServiceError(503, "shutting_down", "the service is stopping"))))
+        }
+        waiters = [:]
+        counters.requestsWaiting = 0
+    }
+
     // MARK: inputs
 
     /// Sends an action that is not a request (an observed event, a test).
