@@ -32,8 +32,8 @@ extension BenchCommand {
                 }
             }
             print(pad(f.name, 40) + pad(f.unit, 10) + pad(cell(f.baseline, f.unit), 28) + pad(cell(f.bus, f.unit), 28) + pad(ratio, 8) + target)
-            if let lostC = f.extra["lost_c"], let lostRaw = f.extra["lost_swift_raw"], let lostBus = f.extra["lost_bus"] {
-                print("    lost: C \(lostC), Swift raw \(lostRaw), bus \(lostBus)")
+            if let lostC = f.extra["lost_c"], let lostBus = f.extra["lost_bus"] {
+                print("    lost: C \(lostC), bus \(lostBus)" + (f.extra["lost_swift_raw"].map { ", Swift raw \($0)" } ?? ""))
             }
             if let ceiling = f.extra["frame_ceiling"] as? Double {
                 print("    C with the bus's frames reaches \(String(format: "%.2fx", ceiling)) of C with one frame (the frame ceiling)")

@@ -5,7 +5,7 @@ import Foundation
 struct BenchCommand: BusctlCommand {
     static let name = "bench"
     static let overview = "Measure the bus against C libzmq baselines in one run and print both and their ratio."
-    static let usage = "[pubsub|reqrep|fanout|memory|persist|all] [--seconds S] [--runs N] [--executor pool|io-thread] [--json]"
+    static let usage = "[pubsub|reqrep|fanout|memory|persist|all] [--seconds S] [--runs N] [--executor pool|io-thread] [--swift-raw] [--json]"
     static let maxPositionals: Int? = 1
     static let options = [
         OptionSpec("seconds", value: "S", help: "Length of each measurement.", default: "2"),
@@ -14,12 +14,13 @@ struct BenchCommand: BusctlCommand {
             "executor", value: "pool|io-thread",
             help: "Where the bus side's handlers and callers run: the client's I/O thread (BusClient.taskExecutor) or the cooperative pool.",
             default: "io-thread"),
+        OptionSpec("swift-raw", help: "Also run each transport figure on the package's Swift socket wrapper (RawBaseline)."),
         OptionSpec("json", help: "One JSON object with every figure."),
     ]
     static let discussion: String? = """
         Every ratio is the bus against a C baseline of the same run (CBaseline, built with busctl:
         plain libzmq in C, one process per role). The same path on the package's Swift socket
-        wrapper is printed under each row (Swift raw).
+        wrapper is printed under each row with --swift-raw.
         pubsub  C PUB -> zmq_proxy (XSUB/XPUB, no high-water mark) -> SUB vs Bus publisher ->
                 kernel -> Bus subscriber (64 B and 1 KiB payloads): delivered messages/s, lost.
         reqrep  C REQ -> zmq_proxy (ROUTER/DEALER) -> REP vs Bus client -> kernel -> Bus service:
@@ -37,6 +38,8 @@ struct BenchCommand: BusctlCommand {
     let seconds: Double
     let runs: Int
     let json: Bool
+    /// Whether the Swift raw path runs too (off by default: it adds a third of the run's time).
+    let swiftRaw: Bool
     let execution: BusService.Execution
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
@@ -50,6 +53,7 @@ struct BenchCommand: BusctlCommand {
         runs = try arguments.int("runs") ?? 3
         guard runs >= 1 else { throw UsageError("--runs must be at least 1") }
         json = arguments.flag("json")
+        swiftRaw = arguments.flag("swift-raw")
         switch arguments.value("executor") ?? "io-thread" {
         case "io-thread": execution = .ioThread
         case "pool": execution = .pool
@@ -123,7 +127,7 @@ struct BenchCommand: BusctlCommand {
         return ExitCode.ok
     }
 
-    /// One publisher to `subscribers`: C, the Swift raw path and the bus, `runs` times each.
+    /// One publisher to `subscribers`: C, the bus (and the Swift raw path), `runs` times each.
     private func pubsubFigure(name: String, size: Int, subscribers: Int, target: Double?) async throws -> BenchFigure {
         var figure = BenchFigure(name: name, unit: "msg/s", kind: "min", target: target)
         var lost = (c: 0, raw: 0, bus: 0)
@@ -132,10 +136,12 @@ struct BenchCommand: BusctlCommand {
             let c = try CBaseline.pubsub(size: size, subscribers: subscribers, hwm: Self.cHighWaterMark, seconds: seconds, port: FreePorts.base())
             figure.baseline.append(c.rate)
             lost.c += c.lost
-            progress("\(name), run \(run)/\(runs): Swift raw")
-            let raw = try RawBaseline.pubsub(size: size, seconds: seconds, subscribers: subscribers, port: FreePorts.base())
-            figure.swiftRaw.append(raw.rate)
-            lost.raw += raw.lost
+            if swiftRaw {
+                progress("\(name), run \(run)/\(runs): Swift raw")
+                let raw = try RawBaseline.pubsub(size: size, seconds: seconds, subscribers: subscribers, port: FreePorts.base())
+                figure.swiftRaw.append(raw.rate)
+                lost.raw += raw.lost
+            }
             progress("\(name), run \(run)/\(runs): bus")
             let bus = try await BusPath.pubsub(size: size, seconds: seconds, subscribers: subscribers, port: FreePorts.base(), execution: execution)
             figure.bus.append(bus.rate)
@@ -144,10 +150,11 @@ struct BenchCommand: BusctlCommand {
         // Bytes per event on the wire: the payload, the topic (7) and the binary meta (about 40).
         let frameBytes = Double(size + 7 + 40)
         figure.extra = [
-            "lost_c": lost.c, "lost_swift_raw": lost.raw, "lost_bus": lost.bus,
+            "lost_c": lost.c, "lost_bus": lost.bus,
             "mb_per_s_c": (BenchFigure.median(figure.baseline) ?? 0) * frameBytes / 1e6,
             "mb_per_s_bus": (BenchFigure.median(figure.bus) ?? 0) * frameBytes / 1e6,
         ]
+        if swiftRaw { figure.extra["lost_swift_raw"] = lost.raw }
         return figure
     }
 
@@ -160,13 +167,18 @@ struct BenchCommand: BusctlCommand {
         for run in 1...runs {
             progress("reqrep latency, run \(run)/\(runs): C")
             let c = try CBaseline.latency(size: 64, seconds: seconds, port: FreePorts.base())
-            progress("reqrep latency, run \(run)/\(runs): Swift raw")
-            let raw = try RawBaseline.reqrepLatency(size: 64, seconds: seconds, port: FreePorts.base())
+            if swiftRaw {
+                progress("reqrep latency, run \(run)/\(runs): Swift raw")
+                let raw = try RawBaseline.reqrepLatency(size: 64, seconds: seconds, port: FreePorts.base())
+                p50.swiftRaw.append(percentile(raw, 0.5))
+                p99.swiftRaw.append(percentile(raw, 0.99))
+                p999.swiftRaw.append(percentile(raw, 0.999))
+            }
             progress("reqrep latency, run \(run)/\(runs): bus")
             let bus = try await BusPath.reqrepLatency(size: 64, seconds: seconds, port: FreePorts.base(), execution: execution)
-            p50.baseline.append(c.p50); p50.swiftRaw.append(percentile(raw, 0.5)); p50.bus.append(percentile(bus, 0.5))
-            p99.baseline.append(c.p99); p99.swiftRaw.append(percentile(raw, 0.99)); p99.bus.append(percentile(bus, 0.99))
-            p999.baseline.append(c.p999); p999.swiftRaw.append(percentile(raw, 0.999)); p999.bus.append(percentile(bus, 0.999))
+            p50.baseline.append(c.p50); p50.bus.append(percentile(bus, 0.5))
+            p99.baseline.append(c.p99); p99.bus.append(percentile(bus, 0.99))
+            p999.baseline.append(c.p999); p999.bus.append(percentile(bus, 0.999))
         }
         var figures = [p50, p99, p999]
         let plain = [[UInt8](repeating: 0x61, count: 64)]
@@ -178,14 +190,18 @@ struct BenchCommand: BusctlCommand {
             for run in 1...runs {
                 progress("\(name), run \(run)/\(runs): C")
                 figure.baseline.append(try CBaseline.throughput(request: plain, inFlight: inFlight, seconds: seconds, port: FreePorts.base()))
-                progress("\(name), run \(run)/\(runs): Swift raw")
-                figure.swiftRaw.append(try RawBaseline.reqrepThroughput(size: 64, inFlight: inFlight, seconds: seconds, port: FreePorts.base()))
+                if swiftRaw {
+                    progress("\(name), run \(run)/\(runs): Swift raw")
+                    figure.swiftRaw.append(try RawBaseline.reqrepThroughput(size: 64, inFlight: inFlight, seconds: seconds, port: FreePorts.base()))
+                }
                 if inFlight == 64 {
                     progress("\(name), run \(run)/\(runs): C with the bus's frames")
                     shaped.baseline.append(try CBaseline.throughput(request: mdp, inFlight: inFlight, seconds: seconds, port: FreePorts.base()))
-                    progress("\(name), run \(run)/\(runs): Swift raw with the bus's frames")
-                    shaped.swiftRaw.append(
-                        try RawBaseline.reqrepThroughput(size: 64, inFlight: inFlight, seconds: seconds, port: FreePorts.base(), request: mdp))
+                    if swiftRaw {
+                        progress("\(name), run \(run)/\(runs): Swift raw with the bus's frames")
+                        shaped.swiftRaw.append(
+                            try RawBaseline.reqrepThroughput(size: 64, inFlight: inFlight, seconds: seconds, port: FreePorts.base(), request: mdp))
+                    }
                 }
                 progress("\(name), run \(run)/\(runs): bus")
                 figure.bus.append(
