@@ -22,6 +22,8 @@ let package = Package(
         .systemLibrary(name: "CZeroMQ", path: "Sources/CZeroMQ"),
         .target(name: "Bus", dependencies: ["CZeroMQ"]),
         .executableTarget(name: "busctl", dependencies: ["Bus"]),
+        // The C baselines `busctl bench` runs beside the bus: plain libzmq, one process per role.
+        .executableTarget(name: "CBaseline", dependencies: ["CZeroMQ"], linkerSettings: [.linkedLibrary("zmq")]),
         // SQLite from Debian's libsqlite3-dev, the same way as libzmq: `link "sqlite3"`, no pkgConfig.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         // The storage engine of `persist` (SQLite on dedicated threads), its bus shell and its
@@ -72,7 +74,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Bus", "BusTestSupport", "ServiceKit", "busctl", "BusTestService", "AuthService", "PersistService", "CounterService",
+                "Bus", "BusTestSupport", "ServiceKit", "busctl", "CBaseline", "BusTestService", "AuthService", "PersistService", "CounterService",
                 "EventService", "FeedService", "WeatherService",
             ]),
     ],

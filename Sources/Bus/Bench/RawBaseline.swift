@@ -60,7 +60,9 @@ public enum RawBaseline {
     /// The topic of the baseline's readiness probes (not counted).
     static let probeTopic = Array("bench.p".utf8)
 
-    static func eventFrames(size: Int, seq: UInt64) -> Frames {
+    /// The frames of one bench event as the bus's publisher sends them: the topic `bench.t`, the
+    /// binary meta and a `size`-byte payload. The C baseline publishes the same frames.
+    public static func eventFrames(size: Int, seq: UInt64) -> Frames {
         let meta = EventMeta(seq: seq, timestampMicros: 0, source: "bench", instance: "bench-raw").encode()
         return [Array("bench.t".utf8), meta, [UInt8](repeating: 0x61, count: size)]
     }

@@ -1,11 +1,11 @@
 import Bus
 import Foundation
 
-/// `busctl bench`: a raw-libzmq baseline and the bus path measured in one run, side by side.
+/// `busctl bench`: C libzmq baselines, the Swift raw path and the bus measured in one run, side by side.
 struct BenchCommand: BusctlCommand {
     static let name = "bench"
-    static let overview = "Measure the bus against a raw-libzmq baseline in one run and print both and their ratio."
-    static let usage = "[pubsub|reqrep|fanout|memory|persist|all] [--seconds S] [--runs N] [--executor pool|io-thread] [--json]"
+    static let overview = "Measure the bus against C libzmq baselines in one run and print both and their ratio."
+    static let usage = "[pubsub|reqrep|fanout|memory|persist|all] [--seconds S] [--runs N] [--executor pool|io-thread] [--swift-raw] [--json]"
     static let maxPositionals: Int? = 1
     static let options = [
         OptionSpec("seconds", value: "S", help: "Length of each measurement.", default: "2"),
@@ -14,14 +14,18 @@ struct BenchCommand: BusctlCommand {
             "executor", value: "pool|io-thread",
             help: "Where the bus side's handlers and callers run: the client's I/O thread (BusClient.taskExecutor) or the cooperative pool.",
             default: "io-thread"),
+        OptionSpec("swift-raw", help: "Also run each transport figure on the package's Swift socket wrapper (RawBaseline)."),
         OptionSpec("json", help: "One JSON object with every figure."),
     ]
     static let discussion: String? = """
-        pubsub  raw PUB -> XSUB/XPUB proxy -> SUB vs Bus publisher -> kernel -> Bus subscriber
-                (64 B and 1 KiB payloads): delivered messages/s, MB/s and messages lost.
-        reqrep  raw REQ -> ROUTER/DEALER proxy -> REP vs Bus client -> kernel -> Bus service:
-                p50/p99/p99.9 one at a time; requests/s with 1, 8 and 64 in flight, and at 64
-                the raw path again carrying a bus request's 7/MDP frames (the frame ceiling).
+        Every ratio is the bus against a C baseline of the same run (CBaseline, built with busctl:
+        plain libzmq in C, one process per role). The same path on the package's Swift socket
+        wrapper is printed under each row with --swift-raw.
+        pubsub  C PUB -> zmq_proxy (XSUB/XPUB, no high-water mark) -> SUB vs Bus publisher ->
+                kernel -> Bus subscriber (64 B and 1 KiB payloads): delivered messages/s, lost.
+        reqrep  C REQ -> zmq_proxy (ROUTER/DEALER) -> REP vs Bus client -> kernel -> Bus service:
+                p50/p99/p99.9 one at a time; requests/s with 1, 8 and 64 in flight (C DEALER),
+                and at 64 C sending a bus request's 7/MDP frames (the target's baseline).
         fanout  one publisher to 1, 4 and 16 subscribers: delivered messages/s in total.
         memory  kernel RSS idle, with 10 000 retained topics, and during a slow subscriber.
         persist durable events/s and p99 commit latency beside raw SQLite (PersistService --bench).
@@ -34,6 +38,8 @@ struct BenchCommand: BusctlCommand {
     let seconds: Double
     let runs: Int
     let json: Bool
+    /// Whether the Swift raw path runs too (off by default: it adds a third of the run's time).
+    let swiftRaw: Bool
     let execution: BusService.Execution
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
@@ -47,6 +53,7 @@ struct BenchCommand: BusctlCommand {
         runs = try arguments.int("runs") ?? 3
         guard runs >= 1 else { throw UsageError("--runs must be at least 1") }
         json = arguments.flag("json")
+        swiftRaw = arguments.flag("swift-raw")
         switch arguments.value("executor") ?? "io-thread" {
         case "io-thread": execution = .ioThread
         case "pool": execution = .pool
@@ -54,165 +61,44 @@ struct BenchCommand: BusctlCommand {
         }
     }
 
-    struct Figure {
-        var name: String
-        var unit: String
-        var baseline: [Double]
-        var bus: [Double]
-        /// "min" when the bus must reach `target` x baseline, "max" when it must stay under it,
-        /// "abs" for an absolute bound on the bus figure (no baseline).
-        var kind: String
-        var target: Double?
-        var extra: [String: Any] = [:]
-
-        var ratio: Double? {
-            guard let b = Self.median(baseline), b > 0, let v = Self.median(bus) else { return nil }
-            return v / b
-        }
-
-        var met: Bool? {
-            guard let target else { return nil }
-            switch kind {
-            case "min": return ratio.map { $0 >= target }
-            case "max": return ratio.map { $0 <= target }
-            default: return Self.median(bus).map { $0 <= target }
-            }
-        }
-
-        static func median(_ values: [Double]) -> Double? {
-            guard !values.isEmpty else { return nil }
-            let sorted = values.sorted()
-            return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-        }
-
-        /// Median, min, max and every run of `v`, for JSON; null when there is none.
-        static func stats(_ v: [Double]) -> Any {
-            guard let m = median(v) else { return NSNull() }
-            return ["median": m, "min": v.min()!, "max": v.max()!, "runs": v]
-        }
-
-        var object: [String: Any] {
-            var o: [String: Any] = ["name": name, "unit": unit, "baseline": Self.stats(baseline), "bus": Self.stats(bus)]
-            if let ratio { o["ratio"] = ratio }
-            if let target {
-                o["target"] = kind == "abs" ? "<= \(target) \(unit)" : "\(kind == "min" ? ">=" : "<=") \(target)x"
-            }
-            if let met { o["met"] = met }
-            for (k, v) in extra { o[k] = v }
-            return o
-        }
-    }
+    /// High-water marks of the C publish/subscribe baseline: none, as a plain libzmq deployment
+    /// measured for the targets ran it (the bus and the Swift raw path keep the bus's 10 000).
+    static let cHighWaterMark = 0
 
     func run() async throws -> Int32 {
-        var figures: [Figure] = []
+        var figures: [BenchFigure] = []
         let started = Date()
         let want = { (s: Scenario) in scenario == .all || scenario == s }
         if want(.pubsub) {
             for size in [64, 1024] {
-                var figure = Figure(
-                    name: "pubsub \(size) B delivered", unit: "msg/s", baseline: [], bus: [], kind: "min", target: size == 64 ? 0.8 : nil)
-                var lost = (raw: 0, bus: 0)
-                for run in 1...runs {
-                    progress("pubsub \(size) B, run \(run)/\(runs): raw")
-                    let raw = try RawBaseline.pubsub(size: size, seconds: seconds, subscribers: 1, port: FreePorts.base())
-                    figure.baseline.append(raw.rate)
-                    lost.raw += raw.lost
-                    progress("pubsub \(size) B, run \(run)/\(runs): bus")
-                    let bus = try await BusPath.pubsub(size: size, seconds: seconds, subscribers: 1, port: FreePorts.base(), execution: execution)
-                    figure.bus.append(bus.rate)
-                    lost.bus += bus.lost
-                }
-                let frameBytes = Double(size + 7 + 40)
-                figure.extra = [
-                    "lost_raw": lost.raw, "lost_bus": lost.bus,
-                    "mb_per_s_raw": (Figure.median(figure.baseline) ?? 0) * frameBytes / 1e6,
-                    "mb_per_s_bus": (Figure.median(figure.bus) ?? 0) * frameBytes / 1e6,
-                ]
-                figures.append(figure)
+                figures.append(try await pubsubFigure(name: "pubsub \(size) B delivered", size: size, subscribers: 1, target: size == 64 ? 0.8 : nil))
             }
         }
         if want(.reqrep) {
-            var p50 = Figure(name: "reqrep p50 one at a time", unit: "µs", baseline: [], bus: [], kind: "max", target: 1.2)
-            var p99 = Figure(name: "reqrep p99 one at a time", unit: "µs", baseline: [], bus: [], kind: "max", target: nil)
-            var p999 = Figure(name: "reqrep p99.9 one at a time", unit: "µs", baseline: [], bus: [], kind: "max", target: nil)
-            for run in 1...runs {
-                progress("reqrep latency, run \(run)/\(runs): raw")
-                let raw = try RawBaseline.reqrepLatency(size: 64, seconds: seconds, port: FreePorts.base())
-                progress("reqrep latency, run \(run)/\(runs): bus")
-                let bus = try await BusPath.reqrepLatency(size: 64, seconds: seconds, port: FreePorts.base(), execution: execution)
-                p50.baseline.append(percentile(raw, 0.5)); p50.bus.append(percentile(bus, 0.5))
-                p99.baseline.append(percentile(raw, 0.99)); p99.bus.append(percentile(bus, 0.99))
-                p999.baseline.append(percentile(raw, 0.999)); p999.bus.append(percentile(bus, 0.999))
-            }
-            figures += [p50, p99, p999]
-            for inFlight in [1, 8, 64] {
-                var figure = Figure(
-                    name: "reqrep \(inFlight) in flight", unit: "req/s", baseline: [], bus: [], kind: "min", target: inFlight == 64 ? 0.8 : nil)
-                // At 64 in flight libzmq's per-frame work is a large share of the raw path's, so the
-                // raw forwarder also runs with the frames a bus request carries (7/MDP's header and
-                // the one-frame body): what a bus whose own code cost nothing could reach.
-                var mdpShaped: [Double] = []
-                for run in 1...runs {
-                    progress("reqrep \(inFlight) in flight, run \(run)/\(runs): raw")
-                    figure.baseline.append(try RawBaseline.reqrepThroughput(size: 64, inFlight: inFlight, seconds: seconds, port: FreePorts.base()))
-                    if inFlight == 64 {
-                        progress("reqrep \(inFlight) in flight, run \(run)/\(runs): raw with the bus's frames")
-                        mdpShaped.append(
-                            try RawBaseline.reqrepThroughput(
-                                size: 64, inFlight: inFlight, seconds: seconds, port: FreePorts.base(),
-                                request: RawBaseline.mdpShapedRequest(size: 64)))
-                    }
-                    progress("reqrep \(inFlight) in flight, run \(run)/\(runs): bus")
-                    figure.bus.append(
-                        try await BusPath.reqrepThroughput(
-                            size: 64, inFlight: inFlight, seconds: seconds, port: FreePorts.base(), execution: execution))
-                }
-                if let shaped = Figure.median(mdpShaped), let raw = Figure.median(figure.baseline), let bus = Figure.median(figure.bus),
-                    raw > 0, shaped > 0
-                {
-                    figure.extra = [
-                        "raw_with_bus_frames": Figure.stats(mdpShaped),
-                        "frame_ceiling": shaped / raw, "ratio_to_raw_with_bus_frames": bus / shaped,
-                    ]
-                }
-                figures.append(figure)
-            }
+            figures += try await reqrepFigures()
         }
         if want(.fanout) {
             for subscribers in [1, 4, 16] {
-                var figure = Figure(
-                    name: "fanout to \(subscribers)", unit: "msg/s", baseline: [], bus: [], kind: "min", target: subscribers == 16 ? 0.8 : nil)
-                var lost = (raw: 0, bus: 0)
-                for run in 1...runs {
-                    progress("fanout to \(subscribers), run \(run)/\(runs): raw")
-                    let raw = try RawBaseline.pubsub(size: 64, seconds: seconds, subscribers: subscribers, port: FreePorts.base())
-                    figure.baseline.append(raw.rate)
-                    lost.raw += raw.lost
-                    progress("fanout to \(subscribers), run \(run)/\(runs): bus")
-                    let bus = try await BusPath.pubsub(
-                        size: 64, seconds: seconds, subscribers: subscribers, port: FreePorts.base(), execution: execution)
-                    figure.bus.append(bus.rate)
-                    lost.bus += bus.lost
-                }
-                figure.extra = ["lost_raw": lost.raw, "lost_bus": lost.bus]
-                figures.append(figure)
+                figures.append(
+                    try await pubsubFigure(
+                        name: "fanout to \(subscribers)", size: 64, subscribers: subscribers, target: subscribers == 16 ? 0.8 : nil))
             }
         }
         if want(.memory) {
             progress("kernel memory")
             let memory = try await BusPath.memory(topics: 10_000, seconds: max(1, seconds), port: FreePorts.base())
             let mb = { (bytes: Int) in Double(bytes) / 1_048_576 }
-            figures.append(Figure(name: "kernel RSS idle", unit: "MiB", baseline: [], bus: [mb(memory.idle)], kind: "abs", target: 30))
-            figures.append(
-                Figure(name: "kernel RSS with 10000 retained topics", unit: "MiB", baseline: [], bus: [mb(memory.retained)], kind: "abs", target: nil)
-            )
-            var slow = Figure(
-                name: "kernel RSS peak, slow subscriber", unit: "MiB", baseline: [], bus: [mb(memory.slowPeak)], kind: "abs", target: nil)
+            var idle = BenchFigure(name: "kernel RSS idle", unit: "MiB", kind: "abs", target: 30)
+            idle.bus = [mb(memory.idle)]
+            var retained = BenchFigure(name: "kernel RSS with 10000 retained topics", unit: "MiB", kind: "abs")
+            retained.bus = [mb(memory.retained)]
+            var slow = BenchFigure(name: "kernel RSS peak, slow subscriber", unit: "MiB", kind: "abs")
+            slow.bus = [mb(memory.slowPeak)]
             slow.extra = [
                 "published": "1 KiB events for \(max(1, seconds)) s to a subscriber with a 1-event buffer that does not read",
                 "gaps_seen_by_slow_subscriber": memory.slowDrops,
             ]
-            figures.append(slow)
+            figures += [idle, retained, slow]
         }
         if want(.persist) {
             progress("persist")
@@ -224,6 +110,8 @@ struct BenchCommand: BusctlCommand {
             let object: [String: Any] = [
                 "figures": figures.map(\.object), "seconds": seconds, "runs": runs, "elapsed_s": elapsed,
                 "executor": execution == .ioThread ? "io-thread" : "pool",
+                "baseline": "C libzmq (CBaseline, one process per role); persist: raw SQLite",
+                "c_pubsub_hwm": Self.cHighWaterMark,
                 "machine": ["cores": ProcessInfo.processInfo.activeProcessorCount, "libzmq": ZMQContext.version],
             ]
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
@@ -239,16 +127,107 @@ struct BenchCommand: BusctlCommand {
         return ExitCode.ok
     }
 
+    /// One publisher to `subscribers`: C, the bus (and the Swift raw path), `runs` times each.
+    private func pubsubFigure(name: String, size: Int, subscribers: Int, target: Double?) async throws -> BenchFigure {
+        var figure = BenchFigure(name: name, unit: "msg/s", kind: "min", target: target)
+        var lost = (c: 0, raw: 0, bus: 0)
+        for run in 1...runs {
+            progress("\(name), run \(run)/\(runs): C")
+            let c = try CBaseline.pubsub(size: size, subscribers: subscribers, hwm: Self.cHighWaterMark, seconds: seconds, port: FreePorts.base())
+            figure.baseline.append(c.rate)
+            lost.c += c.lost
+            if swiftRaw {
+                progress("\(name), run \(run)/\(runs): Swift raw")
+                let raw = try RawBaseline.pubsub(size: size, seconds: seconds, subscribers: subscribers, port: FreePorts.base())
+                figure.swiftRaw.append(raw.rate)
+                lost.raw += raw.lost
+            }
+            progress("\(name), run \(run)/\(runs): bus")
+            let bus = try await BusPath.pubsub(size: size, seconds: seconds, subscribers: subscribers, port: FreePorts.base(), execution: execution)
+            figure.bus.append(bus.rate)
+            lost.bus += bus.lost
+        }
+        // Bytes per event on the wire: the payload, the topic (7) and the binary meta (about 40).
+        let frameBytes = Double(size + 7 + 40)
+        figure.extra = [
+            "lost_c": lost.c, "lost_bus": lost.bus,
+            "mb_per_s_c": (BenchFigure.median(figure.baseline) ?? 0) * frameBytes / 1e6,
+            "mb_per_s_bus": (BenchFigure.median(figure.bus) ?? 0) * frameBytes / 1e6,
+        ]
+        if swiftRaw { figure.extra["lost_swift_raw"] = lost.raw }
+        return figure
+    }
+
+    /// Latency one at a time, then throughput with 1, 8 and 64 in flight; at 64 also with the
+    /// frames a bus request carries (7/MDP's header and the one-frame body), the target's baseline.
+    private func reqrepFigures() async throws -> [BenchFigure] {
+        var p50 = BenchFigure(name: "reqrep p50 one at a time", unit: "µs", kind: "max", target: 1.2)
+        var p99 = BenchFigure(name: "reqrep p99 one at a time", unit: "µs", kind: "max")
+        var p999 = BenchFigure(name: "reqrep p99.9 one at a time", unit: "µs", kind: "max")
+        for run in 1...runs {
+            progress("reqrep latency, run \(run)/\(runs): C")
+            let c = try CBaseline.latency(size: 64, seconds: seconds, port: FreePorts.base())
+            if swiftRaw {
+                progress("reqrep latency, run \(run)/\(runs): Swift raw")
+                let raw = try RawBaseline.reqrepLatency(size: 64, seconds: seconds, port: FreePorts.base())
+                p50.swiftRaw.append(percentile(raw, 0.5))
+                p99.swiftRaw.append(percentile(raw, 0.99))
+                p999.swiftRaw.append(percentile(raw, 0.999))
+            }
+            progress("reqrep latency, run \(run)/\(runs): bus")
+            let bus = try await BusPath.reqrepLatency(size: 64, seconds: seconds, port: FreePorts.base(), execution: execution)
+            p50.baseline.append(c.p50); p50.bus.append(percentile(bus, 0.5))
+            p99.baseline.append(c.p99); p99.bus.append(percentile(bus, 0.99))
+            p999.baseline.append(c.p999); p999.bus.append(percentile(bus, 0.999))
+        }
+        var figures = [p50, p99, p999]
+        let plain = [[UInt8](repeating: 0x61, count: 64)]
+        let mdp = RawBaseline.mdpShapedRequest(size: 64)
+        for inFlight in [1, 8, 64] {
+            let name = "reqrep \(inFlight) in flight"
+            var figure = BenchFigure(name: name, unit: "req/s", kind: "min")
+            var shaped = BenchFigure(name: "reqrep 64 in flight, 7/MDP frames", unit: "req/s", kind: "min", target: 0.8)
+            for run in 1...runs {
+                progress("\(name), run \(run)/\(runs): C")
+                figure.baseline.append(try CBaseline.throughput(request: plain, inFlight: inFlight, seconds: seconds, port: FreePorts.base()))
+                if swiftRaw {
+                    progress("\(name), run \(run)/\(runs): Swift raw")
+                    figure.swiftRaw.append(try RawBaseline.reqrepThroughput(size: 64, inFlight: inFlight, seconds: seconds, port: FreePorts.base()))
+                }
+                if inFlight == 64 {
+                    progress("\(name), run \(run)/\(runs): C with the bus's frames")
+                    shaped.baseline.append(try CBaseline.throughput(request: mdp, inFlight: inFlight, seconds: seconds, port: FreePorts.base()))
+                    if swiftRaw {
+                        progress("\(name), run \(run)/\(runs): Swift raw with the bus's frames")
+                        shaped.swiftRaw.append(
+                            try RawBaseline.reqrepThroughput(size: 64, inFlight: inFlight, seconds: seconds, port: FreePorts.base(), request: mdp))
+                    }
+                }
+                progress("\(name), run \(run)/\(runs): bus")
+                figure.bus.append(
+                    try await BusPath.reqrepThroughput(size: 64, inFlight: inFlight, seconds: seconds, port: FreePorts.base(), execution: execution))
+            }
+            figures.append(figure)
+            if inFlight == 64 {
+                // The same bus runs against C sending the bus's frames: what libzmq alone does with them.
+                shaped.bus = figure.bus
+                if let ceiling = BenchFigure.ratio(shaped.baseline, figure.baseline) { shaped.extra = ["frame_ceiling": ceiling] }
+                figures.append(shaped)
+            }
+        }
+        return figures
+    }
+
     /// Runs `PersistService --bench` (raw SQLite and through the bus, in one run) `runs` times.
-    private func persistFigures() async throws -> [Figure] {
+    private func persistFigures() async throws -> [BenchFigure] {
         let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent(
             "PersistService")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             FileHandle.standardError.write(Data("bench: persist skipped: \(binary.path) is not built\n".utf8))
             return []
         }
-        var rate = Figure(name: "persist durable events", unit: "events/s", baseline: [], bus: [], kind: "min", target: nil)
-        var p99 = Figure(name: "persist p99 commit latency", unit: "ms", baseline: [], bus: [], kind: "max", target: nil)
+        var rate = BenchFigure(name: "persist durable events", unit: "events/s", kind: "min")
+        var p99 = BenchFigure(name: "persist p99 commit latency", unit: "ms", kind: "max")
         for run in 1...runs {
             progress("persist, run \(run)/\(runs)")
             let process = Process()
@@ -276,56 +255,6 @@ struct BenchCommand: BusctlCommand {
         guard !values.isEmpty else { return 0 }
         let sorted = values.sorted()
         return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
-    }
-
-    private func format(_ value: Double?, _ unit: String) -> String {
-        guard let value else { return "-" }
-        if unit == "msg/s" || unit == "req/s" || unit == "events/s" {
-            return value >= 1e6 ? String(format: "%.2f M", value / 1e6) : String(format: "%.0f k", value / 1e3)
-        }
-        return String(format: "%.1f", value)
-    }
-
-    private func printTable(_ figures: [Figure]) {
-        func cell(_ v: [Double], _ unit: String) -> String {
-            guard let m = Figure.median(v) else { return "-" }
-            return "\(format(m, unit)) [\(format(v.min(), unit))-\(format(v.max(), unit))]"
-        }
-        print(
-            "figure".padding(toLength: 40, withPad: " ", startingAt: 0) + "unit   " + "raw libzmq".padding(toLength: 28, withPad: " ", startingAt: 0)
-                + "bus".padding(toLength: 28, withPad: " ", startingAt: 0) + "ratio   target")
-        for f in figures {
-            let ratio = f.ratio.map { String(format: "%.2fx", $0) } ?? "-"
-            var target = ""
-            if let t = f.target {
-                target = f.kind == "abs" ? "<= \(Int(t)) \(f.unit)" : String(format: "%@ %.1fx", f.kind == "min" ? ">=" : "<=", t)
-                target += f.met == true ? "  met" : "  MISSED"
-            }
-            print(
-                f.name.padding(toLength: 40, withPad: " ", startingAt: 0) + f.unit.padding(toLength: 10, withPad: " ", startingAt: 0)
-                    + cell(f.baseline, f.unit).padding(toLength: 28, withPad: " ", startingAt: 0)
-                    + cell(f.bus, f.unit).padding(toLength: 28, withPad: " ", startingAt: 0)
-                    + ratio.padding(toLength: 8, withPad: " ", startingAt: 0) + target)
-            if let lostRaw = f.extra["lost_raw"], let lostBus = f.extra["lost_bus"] {
-                print("    lost: raw \(lostRaw), bus \(lostBus)")
-            }
-            if let shaped = f.extra["raw_with_bus_frames"] as? [String: Any], let runs = shaped["runs"] as? [Double],
-                let ceiling = f.extra["frame_ceiling"] as? Double, let ratio = f.extra["ratio_to_raw_with_bus_frames"] as? Double
-            {
-                print(
-                    "    raw with the bus's 7/MDP frames: \(cell(runs, f.unit)), \(String(format: "%.2fx", ceiling)) of raw "
-                        + "(the ceiling for the bus's frames); bus \(String(format: "%.2fx", ratio)) of it")
-            }
-        }
-    }
-
-    private func progress(_ text: String) {
-        let tty = isatty(2) == 1
-        FileHandle.standardError.write(Data((tty ? "\r\u{1B}[2Kbench: \(text)" : "bench: \(text)\n").utf8))
-    }
-
-    private func clearProgress() {
-        if isatty(2) == 1 { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
     }
 }
 
