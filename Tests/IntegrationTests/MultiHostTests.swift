@@ -74,6 +74,12 @@ struct MultiHostTests {
             let endpoints = Dictionary(uniqueKeysWithValues: Self.appServices.compactMap { name in c.pid(of: name).map { (name, before[$0] ?? []) } })
             #expect(endpoints.values.allSatisfy { $0.contains(5555) && $0.contains(5556) }, "\(endpoints)")
 
+            // How long one probe (a fresh busctl on host 3) takes with everything up: the
+            // recovery figures include it, so it is added to the limit (about 0.2 s, 2 s under TSan).
+            let probeStart = clock.now
+            _ = await c.readyServices()
+            let probeCost = clock.now - probeStart
+
             // The writer keeps going through the cut and the outage until the end of recovery.
             cut = clock.now + .seconds(1)
             let cutAt = cut
@@ -96,13 +102,14 @@ struct MultiHostTests {
             let phases = log.summary(outage: (down - cut)..<(up - cut))
             print(
                 """
-                multi-host: link of host 3 down \(Self.outage), then up; recovery after the link came back:
+                multi-host: link of host 3 down \(Self.outage), then up; back after the link came up (a probe from host 3 takes \(probeCost.milliseconds) ms):
                 \(Self.probes.map { "  \($0.0): \(recovery[$0.0]?.figure ?? "?")" }.joined(separator: "\n"))
                 writes from host 3, by when they started (acknowledged / failed): \(phases)
                 """)
             for (service, _) in Self.probes {
                 let took = try #require(recovery[service]?.back, "\(service) was not back within 20 s of the link; \(c.exitedProcesses)")
-                #expect(took <= Self.recoveryLimit, "\(service) took \(took) to be back after the link came up")
+                #expect(
+                    took <= Self.recoveryLimit + probeCost, "\(service) took \(took) to be back after the link came up (a probe takes \(probeCost))")
             }
             let ackedAfter = log.writes.filter { $0.acknowledged && $0.started > up - cut }.count
             #expect(ackedAfter > 0, "no write was acknowledged after the link came back")
@@ -123,7 +130,7 @@ struct MultiHostTests {
         let storage = MultiHostCluster.storageHost
         let app = MultiHostCluster.appHost
         _ = try c.spawn(storage, Binaries.persist, ["--state-dir", c.state("persist").path], name: "persist")
-        _ = try c.spawn(storage, Binaries.authService, ["--state-dir", c.state("auth").path], name: "auth")
+        _ = try c.spawn(storage, Binaries.authService, ["--state-dir", c.state("auth").path, "--token-callers", "feed"], name: "auth")
         try await waitReady(c, ["persist", "auth"])
 
         let root = Binaries.packageRoot.appendingPathComponent("Tests")
