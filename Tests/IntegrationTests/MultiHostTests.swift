@@ -12,7 +12,12 @@ struct MultiHostTests {
     /// What each service answers to prove it is back: a read that touches no upstream.
     static let probes = [("persist", "stats"), ("auth", "state"), ("weather", "following"), ("events", "stats"), ("feed", "state")]
     static let outage: Duration = .seconds(10)
-    static let recoveryLimit: Duration = .seconds(5)
+    /// Under ThreadSanitizer (BUS_TEST_TSAN=1) every process is instrumented: a fresh busctl
+    /// takes about 2 s of CPU, and the probes, the writer and the services starve each other on
+    /// two cores, so that pass checks that everything comes back and nothing is lost, with a
+    /// 30 s limit; the 5 s limit is checked by the other passes.
+    static let underTSan = ProcessInfo.processInfo.environment["BUS_TEST_TSAN"] == "1"
+    static let recoveryLimit: Duration = underTSan ? .seconds(30) : .seconds(5)
     /// The services on host 3, the one whose cable is cut.
     static let appServices: Set = ["weather", "events", "feed"]
     static let kernelPorts: Set = [5555, 5556, 5557]
@@ -107,7 +112,8 @@ struct MultiHostTests {
                 writes from host 3, by when they started (acknowledged / failed): \(phases)
                 """)
             for (service, _) in Self.probes {
-                let took = try #require(recovery[service]?.back, "\(service) was not back within 20 s of the link; \(c.exitedProcesses)")
+                let took = try #require(
+                    recovery[service]?.back, "\(service) was not back within \(Self.recoveryLimit + .seconds(15)) of the link; \(c.exitedProcesses)")
                 #expect(
                     took <= Self.recoveryLimit + probeCost, "\(service) took \(took) to be back after the link came up (a probe takes \(probeCost))")
             }
@@ -200,12 +206,12 @@ struct MultiHostTests {
         var figure: String {
             func ms(_ d: Duration?) -> String { d.map { "\($0.milliseconds) ms" } ?? "never" }
             let parts = "listed \(ms(listed)), answering \(ms(answered))" + (needsConnections ? ", reconnected \(ms(connected))" : "")
-            return "\(back.map { "\($0.milliseconds) ms" } ?? "not back within 20 s") (\(parts))"
+            return "\(back.map { "\($0.milliseconds) ms" } ?? "not back") (\(parts))"
         }
     }
 
     static func measureRecovery(_ c: MultiHostCluster, since: ContinuousClock.Instant, endpoints: [String: Set<Int>]) async -> [String: Recovery] {
-        let deadline = since + .seconds(20)
+        let deadline = since + recoveryLimit + .seconds(15)
         let names = probes.map(\.0)
         let recovery = Locked(Dictionary(uniqueKeysWithValues: names.map { ($0, Recovery(needsConnections: appServices.contains($0))) }))
         func done(_ key: KeyPath<Recovery, Duration?>, _ count: Int) -> Bool {
