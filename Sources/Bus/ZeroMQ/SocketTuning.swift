@@ -20,8 +20,13 @@ public struct SocketTuning: Sendable {
     /// and closes at once (a crashed or foreign process on the port) gets an attempt every first
     /// interval to twice that. A second, not 100 ms, keeps that to about one a second per
     /// socket, and a restarted kernel still sees every client within seconds.
+    /// The cap bounds how long a socket waits after the network is back: while a cable is cut,
+    /// connecting fails at once and the interval grows to the cap, so the next attempt can
+    /// come up to the cap plus one first interval after the link returns. Two seconds keep
+    /// that under 3 s (every service back within 5 s of its link); a kernel that is down then
+    /// costs each socket an attempt every 2 to 3 s.
     public var reconnectIntervalMs: Int32 = 1_000
-    public var reconnectIntervalMaxMs: Int32 = 5_000
+    public var reconnectIntervalMaxMs: Int32 = 2_000
     /// Queue messages only on completed connections (DEALER/REQ towards the kernel).
     public var immediate: Bool = false
 

@@ -32,6 +32,9 @@ public final class ZMQMonitor {
                 || event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL
         }
 
+        /// A failed connect with the next attempt scheduled; ``value`` is the wait in milliseconds.
+        public var isConnectRetry: Bool { event == ZMQ_EVENT_CONNECT_RETRIED }
+
         public var name: String {
             switch event {
             case ZMQ_EVENT_CONNECTED: return "connected"
@@ -41,6 +44,7 @@ public final class ZMQMonitor {
             case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH: return "handshake failed: authentication rejected (ZAP status \(value))"
             case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL: return "handshake failed: protocol error (mechanism mismatch or bad CURVE message)"
             case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL: return "handshake failed (no detail)"
+            case ZMQ_EVENT_CONNECT_RETRIED: return "connect failed, next attempt in \(value) ms"
             default: return "event \(event)"
             }
         }
@@ -79,6 +83,8 @@ public final class ZMQMonitor {
 }
 
 extension ZMQMonitor.Event {
+    /// Connect attempts that failed, each with the wait before the next one.
+    public static let connectRetries: Int32 = ZMQ_EVENT_CONNECT_RETRIED
     public static let handshakeEvents: Int32 =
         ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL
         | ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_ACCEPTED

@@ -1,0 +1,119 @@
+import BusTestSupport
+import Foundation
+
+/// Network namespaces standing in for separate hosts: a switch namespace with a bridge, and one
+/// namespace per host joined to it by a veth pair (`eth0` inside the host), on a private /24
+/// whose addresses exist only inside these namespaces. Names carry the test process's pid and a
+/// random tag, so runs never share a namespace; ``remove()`` deletes them all, and a run that
+/// died without removing its own has them deleted by the next run (``sweepOrphans()``).
+/// The test process itself never sends to these addresses: everything runs inside.
+struct NetworkNamespaces: Sendable {
+    static let prefix = "swiftbus-mh-"
+    static let ip = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Why these tests cannot run here, nil when they can: creating namespaces needs root and
+    /// iproute2.
+    static var unavailableReason: String? {
+        if getuid() != 0 { return "network namespaces need root (uid \(getuid())); the multi-host test runs as root only" }
+        if ip == nil { return "iproute2's `ip` is not installed (apt-get install iproute2)" }
+        return nil
+    }
+
+    /// The switch's namespace and each host's, in host order (host 1 first).
+    let switchName: String
+    let hostNames: [String]
+    /// The first three octets of the hosts' /24, e.g. "10.213.7".
+    let subnet: String
+
+    /// Host `n`'s (1-based) address inside the namespaces.
+    func address(_ host: Int) -> String { "\(subnet).\(host)" }
+
+    /// Host `n`'s namespace name.
+    func name(_ host: Int) -> String { hostNames[host - 1] }
+
+    /// Creates the switch and `hosts` hosts. Throws with `ip`'s message when a step fails, after
+    /// removing what was made.
+    static func create(hosts: Int) async throws -> NetworkNamespaces {
+        guard let ip else { throw HarnessError("iproute2's `ip` is not installed") }
+        await sweepOrphans()
+        let tag = "\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))"
+        let namespaces = NetworkNamespaces(
+            switchName: "\(prefix)\(tag)-sw", hostNames: (1...hosts).map { "\(prefix)\(tag)-h\($0)" }, subnet: await freeSubnet())
+        do {
+            let sw = namespaces.switchName
+            try await run(ip, ["netns", "add", sw])
+            try await run(ip, ["-n", sw, "link", "add", "br0", "type", "bridge"])
+            try await run(ip, ["-n", sw, "link", "set", "br0", "up"])
+            try await run(ip, ["-n", sw, "link", "set", "lo", "up"])
+            for host in 1...hosts {
+                let name = namespaces.name(host)
+                try await run(ip, ["netns", "add", name])
+                try await run(ip, ["-n", sw, "link", "add", "p\(host)", "type", "veth", "peer", "name", "eth0", "netns", name])
+                try await run(ip, ["-n", sw, "link", "set", "p\(host)", "master", "br0", "up"])
+                try await run(ip, ["-n", name, "link", "set", "lo", "up"])
+                try await run(ip, ["-n", name, "addr", "add", "\(namespaces.address(host))/24", "dev", "eth0"])
+                try await run(ip, ["-n", name, "link", "set", "eth0", "up"])
+            }
+        } catch {
+            await namespaces.remove()
+            throw error
+        }
+        return namespaces
+    }
+
+    /// The executable and arguments that run `command` inside host `n`'s namespace
+    /// (`ip netns exec` execs it in place: the pid is the command's).
+    func inside(_ host: Int, _ executable: String, _ arguments: [String]) -> (executable: String, arguments: [String]) {
+        (Self.ip ?? "ip", ["netns", "exec", name(host), executable] + arguments)
+    }
+
+    /// Cuts (or restores) host `n`'s cable: its `eth0` down or up.
+    func setLink(_ host: Int, up: Bool) async throws {
+        try await Self.run(Self.ip ?? "ip", ["-n", name(host), "link", "set", "eth0", up ? "up" : "down"])
+    }
+
+    /// Deletes every namespace of this set (their veth pairs go with them). Processes still
+    /// inside keep a deleted namespace alive: stop them first.
+    func remove() async {
+        for name in hostNames + [switchName] {
+            _ = try? await Self.run(Self.ip ?? "ip", ["netns", "del", name])
+        }
+    }
+
+    /// Deletes namespaces left by runs whose test process is gone (killed before cleaning up).
+    static func sweepOrphans() async {
+        guard let ip, let listing = try? await run(ip, ["netns", "list"]) else { return }
+        for line in listing.split(separator: "\n") {
+            let name = String(line.split(separator: " ").first ?? "")
+            guard name.hasPrefix(prefix), let pid = Int32(name.dropFirst(prefix.count).split(separator: "-").first ?? "") else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { _ = try? await run(ip, ["netns", "del", name]) }
+        }
+    }
+
+    /// A 10.x.y.0/24 that no address or route of this machine's own namespace overlaps (only
+    /// read here, so the run's subnet cannot be mistaken for a real network).
+    private static func freeSubnet() async -> String {
+        let used =
+            ((try? await run(ip ?? "ip", ["-4", "-o", "addr", "show"])) ?? "") + ((try? await run(ip ?? "ip", ["-4", "route", "show"])) ?? "")
+        var candidate = "10.200.0"
+        for _ in 0..<100 {
+            candidate = "10.\(Int.random(in: 200...250)).\(Int.random(in: 0...255))"
+            if !used.contains("\(candidate).") { break }
+        }
+        return candidate
+    }
+
+    /// Runs `ip` (or another short command) and returns its output; throws with its stderr.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String]) async throws -> String {
+        let process = try TestProcess(executable, arguments, name: "ip")
+        guard let status = await process.waitForExit(timeout: .seconds(10)) else {
+            await process.stop()
+            throw HarnessError("\(executable) \(arguments.joined(separator: " ")) did not finish within 10 s")
+        }
+        guard status == 0 else {
+            throw HarnessError("\(executable) \(arguments.joined(separator: " ")) failed (exit \(status)): \(process.stderr)")
+        }
+        return process.stdout
+    }
+}
