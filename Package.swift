@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "EventService", targets: ["EventService"]),
         .executable(name: "FeedService", targets: ["FeedService"]),
         .executable(name: "WeatherService", targets: ["WeatherService"]),
+        .executable(name: "BusChaos", targets: ["BusChaos"]),
     ],
     targets: [
         // libzmq from Debian's libzmq3-dev. A module map with `link "zmq"` and no pkgConfig:
@@ -69,13 +70,15 @@ let package = Package(
         // read from disk next to the tests, not bundled.
         .testTarget(name: "EventCoreTests", dependencies: ["EventCore", "ServiceKit", "ServiceKitTesting", "Bus"], exclude: ["Fixtures"]),
         .testTarget(name: "AuthServiceTests", dependencies: ["AuthCore", "ServiceKit", "BusTestSupport"]),
+        // The seeded fault run over the whole stack (scripts/chaos, docs/RELIABILITY.md).
+        .executableTarget(name: "BusChaos", dependencies: ["Bus"]),
         // A fixture service the integration tests run as a real process.
         .executableTarget(name: "BusTestService", dependencies: ["Bus"], path: "Tests/BusTestService"),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
                 "Bus", "BusTestSupport", "ServiceKit", "busctl", "CBaseline", "BusTestService", "AuthService", "PersistService", "CounterService",
-                "EventService", "FeedService", "WeatherService",
+                "EventService", "FeedService", "WeatherService", "BusChaos",
             ]),
     ],
     swiftLanguageModes: [.v6]

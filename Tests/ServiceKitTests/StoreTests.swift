@@ -52,6 +52,26 @@ struct StoreTests {
         #expect(recorder.published.value.allSatisfy { $0.retain })
     }
 
+    @Test func republishAll_publishesEveryStateTopicAgain_removedMembersAsNull() async throws {
+        let recorder = PortRecorder()
+        let store = makeStore(recorder)
+        await store.start()
+        await store.send(.itemSet("a", 1), cause: Cause(kind: .test, id: "t1"))
+        await store.send(.itemSet("b", 2), cause: Cause(kind: .test, id: "t2"))
+        await store.send(.itemSet("a", nil), cause: Cause(kind: .test, id: "t3"))
+        // Published by the store's outbox task: wait for the eight changes above.
+        #expect(await eventually { recorder.published.value.count == 8 })
+        let before = recorder.published.value.count
+        await store.republishAll()
+        await store.shutdown()
+        let again = recorder.published.value.dropFirst(before)
+        #expect(
+            again.map { "\($0.topic)=\($0.payload)" } == [
+                "lab.item.a=null", "lab.item.b=2", "lab.items=[\"b\"]", "lab.state={\"value\":0}",
+            ])
+        #expect(again.allSatisfy { $0.retain && $0.causation == "kernel-return" })
+    }
+
     @Test func publishes_carryTheCausationIdOfTheRequestOrEventThatBeganTheChain() async throws {
         let recorder = PortRecorder()
         let store = makeStore(recorder)

@@ -40,6 +40,9 @@ final class IOThread: TaskExecutor, Sendable {
     let security: ClientSecurity?
     /// See ``BusOptions/subscriberGrace``.
     let subscriberGrace: Duration
+    /// Called on this thread when the kernel subscribes to the publisher again after it had
+    /// gone (``BusClient/onKernelReturn(_:)``).
+    let kernelReturnHandlers = Locked<[@Sendable () -> Void]>([])
     private let wake = WakeUp()
     private let queue = Locked(Queue())
     /// The I/O thread's `pthread_t`, once it runs: work queued by the thread itself needs no

@@ -9,6 +9,8 @@ import CZeroMQ
 final class PublisherHandler: IOHandler {
     let socket: ZMQSocket
     private var live = false
+    /// The kernel subscribed once already: a later subscription is a kernel that came back.
+    private var wasLive = false
     /// Batches not sent yet, oldest first: waiting for the kernel's subscription or for room.
     private var held: [PackedEvents] = []
     /// Where sending stopped in `held.first`.
@@ -20,6 +22,10 @@ final class PublisherHandler: IOHandler {
         socket = try loop.connect(.xpub, to: loop.endpoints.eventsIn, tuning: .default)
         do {
             try socket.set(ZMQ_XPUB_NODROP, 1)
+            // Every subscribe reaches ``readable(_:)``, also one for a subscription the socket
+            // already has: a restarted kernel's subscribe comes on the same pipe (this side
+            // connects, so libzmq keeps the pipe across the reconnect) and would be swallowed.
+            try socket.set(ZMQ_XPUB_VERBOSE, 1)
         } catch {
             loop.release(socket)
             socket.close()
@@ -89,9 +95,17 @@ final class PublisherHandler: IOHandler {
         while let frames = try? socket.receive() {
             // [0x01 prefix] subscribe / [0x00 prefix] unsubscribe, from the kernel's XSUB.
             guard let frame = frames.first, let first = frame.first else { continue }
-            if first == 1 && !live {
-                live = true
-                flush(loop)
+            if first == 1 {
+                if !live {
+                    live = true
+                    flush(loop)
+                }
+                // The kernel subscribes once per connection: a later subscribe is a kernel that
+                // came back (restarted, or events-in re-bound).
+                if wasLive {
+                    for handler in loop.thread.kernelReturnHandlers.withLock({ $0 }) { handler() }
+                }
+                wasLive = true
             } else if first == 0 && frame.count == 1 && live {
                 // The kernel's subscribe-all went away (its connection closed: a kernel restart,
                 // or events-in re-bound): hold events again until it is back, instead of

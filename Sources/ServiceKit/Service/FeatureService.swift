@@ -28,6 +28,8 @@ public enum FeatureService {
             context.onDrainDeadline { await store.answerWaiting() }
             try await store.restore()
             await store.start(with: definition.startAction)
+            // A restarted kernel may hold older values than the store (docs/RELIABILITY.md).
+            context.bus.onKernelReturn { Task { await store.republishAll() } }
             let signals = definition.observations.map { _ in FirstValueSignal() }
             let observations = try definition.startObservations(bus: context.bus, store: store, signals: signals)
             // Hooks run in reverse: the observations stop before the store does.

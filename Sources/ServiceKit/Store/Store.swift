@@ -144,6 +144,20 @@ public actor Store<F: Feature> {
         }
     }
 
+    /// Publishes every state topic's current value again, each with the next sequence number:
+    /// the kernel came back after a restart and may hold older values (refilled from `persist`)
+    /// than this store, or none. Without this, a change acknowledged just before the kernel
+    /// died and never committed by `persist` would live only here, and be lost at this
+    /// service's next restart (``BusClient/onKernelReturn(_:)``).
+    public func republishAll() {
+        guard publisher != nil, !stopped else { return }
+        let cause = Cause(kind: .start, id: "kernel-return")
+        for (topic, payload) in tracker.published.sorted(by: { $0.key < $1.key }) {
+            counters.statePublishes += 1
+            outbox.yield(.publish(topic: topic, payload: payload, retain: true, cause: cause))
+        }
+    }
+
     /// Stops the timers and the running effects, answers waiting requests with 503, and
     /// flushes what was queued for the bus.
     public func shutdown() async {

@@ -1,0 +1,96 @@
+import Bus
+import Foundation
+
+/// One process of the stack: its command line, its log file (appended across restarts) and
+/// the running instance, which the nemesis signals and the stack starts again.
+final class ChildProcess: @unchecked Sendable {
+    // @unchecked: the running `Process` is only touched under `lock`; the rest is immutable.
+    let name: String
+    let executable: String
+    let arguments: [String]
+    let environment: [String: String]
+    let log: URL
+    private let lock = Locked<(process: Process?, starts: Int)>((nil, 0))
+    /// How many times it was started.
+    var starts: Int { lock.withLock { $0.starts } }
+
+    init(name: String, executable: String, arguments: [String], environment: [String: String], log: URL) {
+        self.name = name
+        self.executable = executable
+        self.arguments = arguments
+        self.environment = environment
+        self.log = log
+    }
+
+    var pid: Int32? { lock.withLock { $0.process.flatMap { $0.isRunning ? $0.processIdentifier : nil } } }
+    var isRunning: Bool { lock.withLock { $0.process?.isRunning ?? false } }
+
+    /// Starts a new instance; output goes to the end of the log file.
+    func start() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        if !FileManager.default.fileExists(atPath: log.path) { _ = FileManager.default.createFile(atPath: log.path, contents: nil) }
+        let handle = try FileHandle(forWritingTo: log)
+        _ = handle.seekToEndOfFile()
+        handle.write(Data("---- start \(Date()) ----\n".utf8))
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        try? handle.close()
+        Self.started.withLock { _ = $0.insert(process.processIdentifier) }
+        lock.withLock {
+            $0.process = process
+            $0.starts += 1
+        }
+    }
+
+    func signal(_ number: Int32) {
+        if let pid { kill(pid, number) }
+    }
+
+    /// Waits until the instance exited; false at the deadline.
+    func waitForExit(timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while isRunning {
+            if ContinuousClock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
+    /// SIGCONT (it may be paused), SIGTERM, then SIGKILL after `grace`.
+    func stop(grace: Duration = .seconds(3)) async {
+        guard isRunning else { return }
+        signal(SIGCONT)
+        signal(SIGTERM)
+        if await !waitForExit(timeout: grace) {
+            signal(SIGKILL)
+            _ = await waitForExit(timeout: .seconds(3))
+        }
+    }
+
+    /// Every pid this process started, for ``killAll()``.
+    private static let started = Locked<Set<Int32>>([])
+
+    /// SIGKILL of every process the run started that may still be running (the run was
+    /// interrupted): the services stop by themselves when the run dies (`BUS_EXIT_WITH_PARENT`),
+    /// the Python upstreams would not.
+    static func killAll() {
+        for pid in started.withLock({ $0 }) {
+            kill(pid, SIGCONT)
+            kill(pid, SIGKILL)
+        }
+    }
+
+    /// SIGKILL and wait for the exit.
+    func crash() async {
+        guard isRunning else { return }
+        signal(SIGKILL)
+        _ = await waitForExit(timeout: .seconds(5))
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// The run's result: what `--json` prints and the table shows.
+struct Summary: Codable, Sendable {
+    var seed: UInt64
+    var minutes: Double
+    var secure: Bool
+    var faultsByKind: [String: Int]
+    var faultSteps: Int
+    var operations: Int
+    var ok: Int
+    var failed: Int
+    var unknown: Int
+    /// Writes answered 2xx (every operation of the clients is a write).
+    var acknowledgedWrites: Int
+    var keysChecked: Int
+    /// Acknowledged writes not in the state read after the final crash and restart.
+    var lost: Int
+    var stale: Int
+    var unexplained: Int
+    var votesMissing: Int
+    var lateCalls: Int
+    var burstPublished: Int
+    var burstCommitted: Int
+    /// Events `persist.committed` listed that its history did not hold after the restarts.
+    var burstMissing: Int
+    var observeStreams: Int
+    var observeDuplicates: Int
+    var observeGaps: Int
+    /// Streams whose first value was older than the value the kernel held when they began.
+    var observeStartedBehind: Int
+    var observeNotConverged: Int
+    var longestRecoveryMs: Int?
+    var unrecovered: Int
+    var failures: [String]
+    var workDirectory: String
+
+    var passed: Bool { failures.isEmpty }
+
+    /// Two columns, one line per figure.
+    var table: String {
+        let kinds = FaultKind.allCases.map { "\($0.rawValue) \(faultsByKind[$0.rawValue] ?? 0)" }.joined(separator: ", ")
+        let rows: [(String, String)] = [
+            ("seed", "\(seed)"),
+            ("minutes", String(format: "%.1f", minutes)),
+            ("security", secure ? "CURVE" : "off"),
+            ("fault steps", "\(faultSteps)"),
+            ("faults by kind", kinds),
+            ("operations", "\(operations) (ok \(ok), failed \(failed), unknown \(unknown))"),
+            ("acknowledged writes", "\(acknowledgedWrites)"),
+            ("keys checked", "\(keysChecked)"),
+            ("lost", "\(lost)"),
+            ("stale (unknown applied late)", "\(stale)"),
+            ("unexplained", "\(unexplained)"),
+            ("votes missing upstream", "\(votesMissing)"),
+            ("burst: published / committed / missing", "\(burstPublished) / \(burstCommitted) / \(burstMissing)"),
+            ("calls past deadline", "\(lateCalls)"),
+            ("observe: streams / duplicates / gaps", "\(observeStreams) / \(observeDuplicates) / \(observeGaps)"),
+            ("observe: began behind / not converged", "\(observeStartedBehind) / \(observeNotConverged)"),
+            ("longest recovery", longestRecoveryMs.map { String(format: "%.2f s", Double($0) / 1000) } ?? "-"),
+            ("unrecovered faults", "\(unrecovered)"),
+            ("result", passed ? "PASS" : "FAIL: " + failures.joined(separator: "; ")),
+        ]
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
+    }
+}

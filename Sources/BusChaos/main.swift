@@ -1,0 +1,61 @@
+import Bus
+import Foundation
+
+// `BusChaos`: the seeded fault run over the whole bus (docs/RELIABILITY.md). `scripts/chaos`
+// builds and runs it.
+signal(SIGPIPE, SIG_IGN)
+
+let options: ChaosOptions
+do {
+    options = try ChaosOptions.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    if let message = error.message {
+        FileHandle.standardError.write(Data("BusChaos: \(message)\n\(ChaosOptions.usage)\n".utf8))
+        exit(64)
+    }
+    print(ChaosOptions.usage)
+    exit(0)
+}
+
+// Interrupted (Ctrl-C, a test's deadline): no process of the run outlives it.
+signal(SIGINT, SIG_IGN)
+signal(SIGTERM, SIG_IGN)
+let interruptions = [SIGINT, SIGTERM].map { number in
+    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+    source.setEventHandler {
+        ChildProcess.killAll()
+        exit(130)
+    }
+    source.resume()
+    return source
+}
+
+let json = options.json
+let log: @Sendable (String) -> Void = { line in
+    // Unbuffered: progress shows as it happens, also through a pipe.
+    (json ? FileHandle.standardError : FileHandle.standardOutput).write(Data((line + "\n").utf8))
+}
+
+if options.planOnly {
+    for step in FaultPlan.make(seed: options.seed, durationMs: History.ms(options.duration)) {
+        print("\(FaultStep.seconds(step.atMs))  " + step.faults.map(\.label).joined(separator: " + "))
+    }
+    exit(0)
+}
+
+do {
+    let summary = try await ChaosRun(options: options, log: log).run()
+    if json {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        print(String(decoding: try encoder.encode(summary), as: UTF8.self))
+    } else {
+        print("")
+        print(summary.table)
+    }
+    withExtendedLifetime(interruptions) {}
+    exit(summary.passed ? 0 : 1)
+} catch {
+    FileHandle.standardError.write(Data("BusChaos: \(error)\n".utf8))
+    exit(70)
+}

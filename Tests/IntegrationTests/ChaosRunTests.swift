@@ -1,0 +1,49 @@
+import Bus
+import BusTestSupport
+import Foundation
+import Testing
+
+/// The short form of `scripts/chaos`: the whole stack under a fixed seed's faults for about a
+/// minute, with every check of the long run (docs/RELIABILITY.md).
+@Suite(.serialized)
+struct ChaosRunTests {
+    struct Summary: Decodable {
+        var faultSteps: Int
+        var faultsByKind: [String: Int]
+        var operations: Int
+        var ok: Int
+        var acknowledgedWrites: Int
+        var lost: Int
+        var unexplained: Int
+        var votesMissing: Int
+        var burstMissing: Int
+        var lateCalls: Int
+        var observeDuplicates: Int
+        var longestRecoveryMs: Int?
+        var failures: [String]
+    }
+
+    @Test func faultRun_withFixedSeed_losesNoAcknowledgedWrite() async throws {
+        // Under TSan every process is several times slower: a shorter run, more slack for
+        // calls that end at their deadline.
+        let tsan = ProcessInfo.processInfo.environment["BUS_TEST_TSAN"] == "1"
+        let seconds = tsan ? 40 : 70
+        var arguments = [
+            "--seed", "27", "--seconds", "\(seconds)", "--json", "--bin-dir", Binaries.directory.path, "--root", Binaries.packageRoot.path,
+        ]
+        if Harness.securityByDefault { arguments.append("--secure") }
+        if tsan { arguments += ["--late-slack-ms", "3000"] }
+        let run = try TestProcess(Binaries.path("BusChaos"), arguments, name: "chaos")
+        defer { run.signal(SIGTERM) }
+        let status = await run.waitForExit(timeout: .seconds(seconds + 300))
+        let tail = String(run.stderr.suffix(4000))
+        #expect(status == 0, "BusChaos exited \(status.map(String.init) ?? "(still running)"):\n\(tail)")
+        let line = try #require(run.stdout.split(separator: "\n").last, "no summary on stdout:\n\(tail)")
+        let summary = try JSONDecoder().decode(Summary.self, from: Data(line.utf8))
+        #expect(summary.lost == 0 && summary.unexplained == 0 && summary.votesMissing == 0 && summary.burstMissing == 0)
+        #expect(summary.lateCalls == 0 && summary.observeDuplicates == 0)
+        #expect(summary.failures.isEmpty, "\(summary.failures)")
+        #expect(summary.faultSteps >= 3, "the schedule of seed 27 has a fault step at least every 12 s")
+        #expect(summary.acknowledgedWrites >= 50, "the clients did real work: \(summary.acknowledgedWrites) writes acknowledged")
+    }
+}
