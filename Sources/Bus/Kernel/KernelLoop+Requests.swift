@@ -53,8 +53,8 @@ extension KernelLoop {
         }
         switch result {
         case .success(let value):
-            let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-            return ReplyBody(status: 200, meta: ReplyMeta(id: id, from: "kernel"), payload: Array(data))
+            let data = ReplyJSON.encode(value) ?? Array("{}".utf8)
+            return ReplyBody(status: 200, meta: ReplyMeta(id: id, from: "kernel"), payload: data)
         case .failure(let error):
             let status = error.code == "not_found" || error.code == "no_such_method" ? 404 : (error.code == "security_off" ? 409 : 400)
             return .error(status, code: error.code, message: error.message, id: id, from: "kernel")

@@ -26,7 +26,7 @@ extension KernelLoop {
             guard let entry = events.retained[topic], let meta = try? EventMeta.decode(entry.meta) else {
                 return .failure(ErrorBody(code: "not_found", message: "no retained value for topic '\(topic)'"))
             }
-            return .success(RetainedValue(topic: topic, meta: meta, payload: entry.payload).jsonObject())
+            return .success(Self.replyObject(topic, meta, entry.payload))
         }
         let patternText = params["pattern"] as? String ?? ">"
         guard let pattern = try? TopicPattern(patternText) else {
@@ -68,7 +68,7 @@ extension KernelLoop {
                 more = true
                 return false
             } else {
-                object = RetainedValue(topic: topic, meta: meta, payload: entry.payload).jsonObject()
+                object = Self.replyObject(topic, meta, entry.payload)
                 budget -= size
             }
             values.append(object)
@@ -78,5 +78,18 @@ extension KernelLoop {
         var result: [String: Any] = ["values": values, "walked": walked]
         if more, let last { result["next"] = String(decoding: last, as: UTF8.self) }
         return .success(result)
+    }
+
+    /// A value as ``RetainedValue/jsonObject()`` shows it, with a JSON payload embedded as its
+    /// own bytes rather than parsed and written again.
+    static func replyObject(_ topic: String, _ meta: EventMeta, _ payload: [UInt8]) -> [String: Any] {
+        var object = RetainedValue(topic: topic, meta: meta, payload: []).jsonObject()
+        object["payload_b64"] = nil
+        if (try? JSONSerialization.jsonObject(with: Data(payload), options: [.fragmentsAllowed])) != nil {
+            object["payload"] = ReplyJSON.Raw(bytes: payload)
+        } else {
+            object["payload_b64"] = Data(payload).base64EncodedString()
+        }
+        return object
     }
 }
