@@ -119,7 +119,7 @@ final class OAuthTestServer: @unchecked Sendable {
     /// Plays the user's browser: opens the authorize URL, follows the provider's redirect to the
     /// loopback callback and returns the URL the app receives there.
     func browse(_ authorizeURL: String) async throws -> String {
-        let response = try await HTTPClient.live().send(HTTPRequest(method: "GET", url: URL(string: authorizeURL)!))
+        let response = try await HTTPClient.live(followRedirects: true).send(HTTPRequest(method: "GET", url: URL(string: authorizeURL)!))
         guard response.status == 200 else { throw TestFailure("the authorize page answered \(response.status)") }
         return String(decoding: response.body, as: UTF8.self)
     }

@@ -71,6 +71,7 @@ struct FeedFeatureTests {
             $0.auth = AuthView(state: .signedOut)
             $0.account = .empty
             $0.accountSession = nil
+            $0.listings = try FeedPrivacyTests.withoutUserFields($0.listings)
         }
         #expect(try published(store, "feed.user", as: FeedAccount.self) == .empty)
         let summary = try #require(try published(store, "feed.state", as: FeedSummary.self))
@@ -94,8 +95,9 @@ struct FeedFeatureTests {
             }
             let listing = try Fixture.ok("subreddit_hot.json").listing(of: Post.self, for: try query.endpoint())
             let cached = CachedListing(
-                key: query.key, query: query, posts: listing.children, after: listing.after, before: listing.before, fetchedAt: FeedTest.fetchedAt)
-            await store.receive(.listingLoaded(id, query, .success(listing), at: FeedTest.fetchedAt)) {
+                key: query.key, query: query, posts: listing.children, after: listing.after, before: listing.before, fetchedAt: FeedTest.fetchedAt,
+                viewer: "alice")
+            await store.receive(.listingLoaded(id, query, .success(listing), at: FeedTest.fetchedAt, viewer: "alice")) {
                 $0.listings[query.key] = cached
                 $0.listingKeys.insert(query.key, at: 0)
             }
@@ -118,6 +120,7 @@ struct FeedFeatureTests {
             $0.auth = AuthView(state: .signedOut)
             $0.account = .empty
             $0.accountSession = nil
+            $0.listings = try FeedPrivacyTests.withoutUserFields($0.listings)
             $0.held = []
         }
         store.expectFailure(id, status: 403, code: "sign_in_required")

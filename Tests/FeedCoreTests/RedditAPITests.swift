@@ -1,4 +1,5 @@
 import Bus
+import BusTestSupport
 import FeedCore
 import Foundation
 import ServiceKit
@@ -50,6 +51,44 @@ struct RedditAPITests {
             #expect(sameToken.refreshes.withLock { $0 } == 1)
             let authorizations = try server.requests().map(\.authorization)
             #expect(authorizations == ["bearer token-1", "bearer token-2", "bearer token-5", "bearer token-6", "bearer token-1"])
+        }
+    }
+
+    @Test func unknownSubreddit_whenRedditAnswers302_isNotFollowed_andIsTheTypedNotFound() async throws {
+        try await RedditTestServer.with(["--unknown-subreddit", "nosuchsub"]) { server in
+            let api = api(server, FeedTest.Tokens())
+            let endpoint = RedditEndpoint.subreddit(name: "nosuchsub", sort: .new, page: PageRequest(limit: 5))
+            await #expect(throws: FeedFailure.reddit(.unknownSubreddit("nosuchsub"))) { try await api.posts(endpoint, signedIn: true) }
+            await #expect(throws: FeedFailure.reddit(.unknownSubreddit("nosuchsub"))) { try await api.posts(endpoint, signedIn: false) }
+            let failure = FeedFailure.reddit(.unknownSubreddit("nosuchsub")).serviceError
+            #expect(failure.status == 404 && failure.code == "unknown_subreddit")
+
+            // One request each: the redirect to the search page was not followed.
+            let seen = try server.requests()
+            #expect(seen.map(\.path) == ["/r/nosuchsub/new", "/r/nosuchsub/new.json"])
+            #expect(seen.map(\.authorization) == ["bearer token-1", nil])
+            #expect(seen.allSatisfy { $0.user_agent == "linux:swiftbus-feed:0.1.0 (by /u/swiftbus)" })
+            #expect(seen.allSatisfy { $0.query == ["limit": "5", "raw_json": "1"] })
+        }
+    }
+
+    @Test func unauthorized_onManyConcurrentCalls_refreshesOnce_andEveryCallRetriesWithTheNewToken() async throws {
+        try await RedditTestServer.with(["--reject-token", "token-1"]) { server in
+            let calls = 6
+            // The refresh ends only once Reddit has refused every call: all of them hit their 401
+            // while it is in flight (or just after).
+            let tokens = FeedTest.Tokens(beforeRefresh: {
+                _ = await eventually(timeout: .seconds(20)) { ((try? server.requests().count) ?? 0) >= calls }
+            })
+            let api = api(server, tokens)
+            try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<calls { group.addTask { try await api.me().name } }
+                for try await name in group { #expect(name == "alice") }
+            }
+            #expect(tokens.refreshes.withLock { $0 } == 1)
+            let authorizations = try server.requests().map(\.authorization)
+            #expect(authorizations.filter { $0 == "bearer token-1" }.count == calls)
+            #expect(authorizations.filter { $0 == "bearer token-2" }.count == calls)
         }
     }
 

@@ -124,6 +124,14 @@ struct FeedServiceTests {
             let out: LogoutReply = try await client.request("auth", "logout", NoInput(), timeout: .seconds(15))
             #expect(out.state == "signedOut")
             #expect(await eventually { await h.feedUser().map { $0.user == nil && $0.subscriptions.isEmpty && $0.multis.isEmpty } == true })
+            // ... and the cached listing keeps none of the user's votes and saves.
+            #expect(
+                await eventually {
+                    guard let value = try? await client.retained("feed.listing.\(listing.key)"),
+                        let cached = try? JSONDecoder().decode(ListingValue.Cached.self, from: Data(value.payload))
+                    else { return false }
+                    return cached.posts.count == 3 && cached.posts.allSatisfy { $0.likes == nil && $0.saved == false }
+                })
             #expect(feed.isRunning)
         }
     }

@@ -3,7 +3,7 @@
 Tests/FeedCoreTests/Fixtures (Reddit's real shapes) and records what each request carried.
 Standard library only; loopback only.
 
-    reddit_server.py --fixtures DIR [--port 0] [--log FILE] [--refuse FULLNAME]...
+    reddit_server.py --fixtures DIR [--port 0] [--log FILE] [--refuse FULLNAME]... [--unknown-subreddit NAME]...
 
 Both of the feed's hosts point here: token-bearing calls on plain paths (`/api/v1/me`), anonymous
 reads on `.json` paths (`/r/swift/hot.json`); the `.json` suffix is dropped before routing.
@@ -20,6 +20,10 @@ reads on `.json` paths (`/r/swift/hot.json`); the `.json` suffix is dropped befo
     POST /api/vote, save, unsave, subscribe   {} ; 403 {"reason": "refused"} when the form's
                                        id is one given with --refuse
     anything else                      404 {"message": "Not Found", "error": 404}
+
+--unknown-subreddit NAME makes r/NAME a subreddit that does not exist: its listings are answered
+as Reddit answers them, 302 with `Location: /subreddits/search.json?q=NAME` and an HTML body
+(that search path is not served here, so a client that follows the redirect gets a 404).
 
 --reject-token TOKEN answers every call bearing that token 401 with
 `www-authenticate: Bearer realm="reddit", error="invalid_token"` (a token Reddit revoked).
@@ -51,6 +55,7 @@ def main():
     parser.add_argument("--log")
     parser.add_argument("--refuse", action="append", default=[])
     parser.add_argument("--reject-token", action="append", default=[])
+    parser.add_argument("--unknown-subreddit", action="append", default=[])
     parser.add_argument("--ratelimit-remaining", default="598.0")
     args = parser.parse_args()
     lock = threading.Lock()
@@ -66,11 +71,11 @@ def main():
         def log_message(self, *_):
             pass
 
-        def answer(self, status, body, headers=()):
+        def answer(self, status, body, headers=(), content_type="application/json; charset=UTF-8"):
             self.send_response(status)
             for name, value in headers:
                 self.send_header(name, value)
-            self.send_header("Content-Type", "application/json; charset=UTF-8")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
             self.send_header("x-ratelimit-remaining", args.ratelimit_remaining)
             self.send_header("x-ratelimit-used", "2")
@@ -120,6 +125,10 @@ def main():
                 return self.answer(200, fixture("comments_1abc1.json"))
             if len(segments) == 3 and segments[0] == "user":
                 return self.answer(200, fixture("user_about.json" if segments[2] == "about" else "user_overview.json"))
+            if len(segments) >= 2 and segments[0] == "r" and segments[1].lower() in (n.lower() for n in args.unknown_subreddit):
+                location = "/subreddits/search.json?q=" + segments[1]
+                page = f'<html><body>Redirecting to <a href="{location}">{location}</a></body></html>'.encode()
+                return self.answer(302, page, [("Location", location)], "text/html; charset=UTF-8")
             sorts = ("hot", "new", "rising", "best", "top", "controversial", "search")
             if (len(segments) == 1 and segments[0] in sorts) or (len(segments) == 3 and segments[0] == "r" and segments[2] in sorts):
                 return self.answer(200, fixture("subreddit_hot.json"))

@@ -128,18 +128,33 @@ extension BusClient {
         return try RetainedValue.from(jsonObject: object)
     }
 
-    /// Every retained value whose topic matches `pattern`.
+    /// Every retained value whose topic matches `pattern`, in topic order: the kernel's pages
+    /// followed to the end (`timeout` is per page), a value too large for a page read by topic.
     public func retainedValues(matching pattern: String, timeout: Duration? = nil) async throws(BusError) -> [RetainedValue] {
-        let reply = try await call(
-            Broker.kernelService, "retained", payload: Array("{\"pattern\":\(Self.jsonString(pattern))}".utf8), timeout: timeout)
-        guard Status.isSuccess(reply.status) else {
-            throw .reply(status: reply.status, code: reply.errorBody.code, message: reply.errorBody.message)
-        }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(reply.payload)) as? [String: Any],
-            let values = object["values"] as? [Any]
-        else { throw .malformed("bus.retained reply has no values") }
         var result: [RetainedValue] = []
-        for value in values { result.append(try RetainedValue.from(jsonObject: value)) }
+        var after: String?
+        repeat {
+            let cursor = after.map { ",\"after\":\(Self.jsonString($0))" } ?? ""
+            let reply = try await call(
+                Broker.kernelService, "retained", payload: Array("{\"pattern\":\(Self.jsonString(pattern))\(cursor),\"limit\":1000}".utf8),
+                timeout: timeout)
+            guard Status.isSuccess(reply.status) else {
+                throw .reply(status: reply.status, code: reply.errorBody.code, message: reply.errorBody.message)
+            }
+            guard let object = try? JSONSerialization.jsonObject(with: Data(reply.payload)) as? [String: Any],
+                let values = object["values"] as? [[String: Any]]
+            else { throw .malformed("bus.retained reply has no values") }
+            for value in values {
+                if value["too_large"] as? Bool == true, let topic = value["topic"] as? String {
+                    if let whole = try await retained(topic, timeout: timeout) { result.append(whole) }
+                } else {
+                    result.append(try RetainedValue.from(jsonObject: value))
+                }
+            }
+            let next = object["next"] as? String
+            guard next == nil || next != after else { throw .malformed("bus.retained answered the same cursor twice") }
+            after = next
+        } while after != nil
         return result
     }
 

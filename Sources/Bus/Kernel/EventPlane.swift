@@ -24,9 +24,14 @@ struct EventPlane {
     }
 
     var topics: [[UInt8]: TopicCounters] = [:]
-    var retained: [String: Retained] = [:]
+    /// The keys of `topics` in byte order: `bus.stats` pages through it.
+    private(set) var topicOrder = SortedKeys()
+    private(set) var retained: [String: Retained] = [:]
+    /// The topics of `retained` in byte order: `bus.retained` pages through it and a new
+    /// subscription finds the values under its prefix without walking the others.
+    private(set) var retainedOrder = SortedKeys()
     /// Subscription prefixes currently announced by subscribers, with their count.
-    var subscriptions: [[UInt8]: Int] = [:]
+    var subscriptions = SubscriptionCounts()
     var malformed: UInt64 = 0
     var retainedRefused: UInt64 = 0
     var totalMessages: UInt64 = 0
@@ -49,6 +54,8 @@ struct EventPlane {
         } else if retained.count >= maxRetained {
             retainedRefused += 1
             return false
+        } else {
+            retainedOrder.insert(Array(topic.utf8))
         }
         retained[topic] = Retained(meta: meta, payload: payload, seq: seq)
         return true
@@ -64,21 +71,23 @@ struct EventPlane {
         if topics.count >= Self.maxTopics { forgetOldTopics() }
         let counters = TopicCounters()
         topics[key] = counters
+        topicOrder.insert(key)
         return counters
     }
 
     mutating func forgetOldTopics() {
         let byAge = topics.sorted { $0.value.lastSeenMs < $1.value.lastSeenMs }
         for (key, _) in byAge.prefix(Self.maxTopics / 10) { topics[key] = nil }
+        topicOrder = SortedKeys(topics.keys)
     }
 
     mutating func subscription(_ frame: [UInt8]) {
         guard let kind = frame.first, kind <= 1 else { return }
         let prefix = Array(frame.dropFirst())
         if kind == 1 {
-            subscriptions[prefix, default: 0] += 1
-        } else if let count = subscriptions[prefix] {
-            subscriptions[prefix] = count > 1 ? count - 1 : nil
+            subscriptions.add(prefix)
+        } else {
+            subscriptions.remove(prefix)
         }
     }
 }

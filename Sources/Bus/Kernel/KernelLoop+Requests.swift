@@ -53,8 +53,8 @@ extension KernelLoop {
         }
         switch result {
         case .success(let value):
-            let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-            return ReplyBody(status: 200, meta: ReplyMeta(id: id, from: "kernel"), payload: Array(data))
+            let data = ReplyJSON.encode(value) ?? Array("{}".utf8)
+            return ReplyBody(status: 200, meta: ReplyMeta(id: id, from: "kernel"), payload: data)
         case .failure(let error):
             let status = error.code == "not_found" || error.code == "no_such_method" ? 404 : (error.code == "security_off" ? 409 : 400)
             return .error(status, code: error.code, message: error.message, id: id, from: "kernel")
@@ -94,30 +94,6 @@ extension KernelLoop {
         }
         if stored > 0 { logger.info("retained values refilled", metadata: ["stored": String(stored), "kept": String(kept)]) }
         return .success(["stored": stored, "kept": kept])
-    }
-
-    private func retained(_ params: [String: Any]) -> Result<Any, ErrorBody> {
-        if params["topic"] != nil && !(params["topic"] is String) || params["pattern"] != nil && !(params["pattern"] is String) {
-            return .failure(ErrorBody(code: "invalid_request", message: "bus.retained takes {\"topic\": STRING} or {\"pattern\": STRING}"))
-        }
-        if let topic = params["topic"] as? String {
-            guard let entry = events.retained[topic], let meta = try? EventMeta.decode(entry.meta) else {
-                return .failure(ErrorBody(code: "not_found", message: "no retained value for topic '\(topic)'"))
-            }
-            return .success(RetainedValue(topic: topic, meta: meta, payload: entry.payload).jsonObject())
-        }
-        let patternText = params["pattern"] as? String ?? ">"
-        guard let pattern = try? TopicPattern(patternText) else {
-            return .failure(ErrorBody(code: "invalid_topic", message: "'\(patternText)' is not a valid topic pattern"))
-        }
-        var values: [Any] = []
-        for topic in events.retained.keys.sorted() where pattern.matches(topic) {
-            let entry = events.retained[topic]!
-            if let meta = try? EventMeta.decode(entry.meta) {
-                values.append(RetainedValue(topic: topic, meta: meta, payload: entry.payload).jsonObject())
-            }
-        }
-        return .success(["values": values])
     }
 
     func jsonArray<T: Encodable>(_ value: T) -> Any {

@@ -1,10 +1,11 @@
 import Foundation
 
-/// `bus.stats`: bounded whatever the bus holds. Topics come a page at a time (sorted by name,
-/// `limit` per page, `after` the last one of the previous page, and never more than
-/// ``statsBudgetBytes`` of them), subscriptions and call edges as the most used ones, each with
-/// its total; picking them costs a pass over the table, never a sort of all of it, so the
-/// kernel's thread is back to forwarding within milliseconds.
+/// `bus.stats`: bounded whatever the bus holds, in size and in work. Topics come a page at a
+/// time (sorted by name, `limit` per page, `after` the last one of the previous page, and never
+/// more than ``statsBudgetBytes`` of them) read from the topics kept in order, so a page walks
+/// only its own topics; subscriptions as the most used ones, read from the prefixes grouped by
+/// count; call edges (at most 10 000) as the most used ones. `walked` in the reply counts the
+/// entries looked at, the work the call cost the kernel's thread.
 extension KernelLoop {
     /// Topics per page unless `limit` says otherwise, and the most a page can hold.
     static let statsDefaultTopics = 200
@@ -22,15 +23,15 @@ extension KernelLoop {
         let after = (params["after"] as? String).map { Array($0.utf8) }
         let now = MonotonicTime.now
         let nowMs = uptimeMs(now)
-        let keys = events.topics.keys.lazy.filter { key in after.map { $0.lexicographicallyPrecedes(key) } ?? true }
-        let page = TopK.smallest(limit + 1, of: keys) { $0.lexicographicallyPrecedes($1) }
         var topics: [[String: Any]] = []
         var budget = Self.statsBudgetBytes
         var next: String?
-        for key in page {
+        var walked = 0
+        events.topicOrder.forEach(from: after, excludingStart: true) { key in
+            walked += 1
             guard topics.count < limit, budget > 0, let counters = events.topics[key] else {
                 next = topics.last?["topic"] as? String
-                break
+                return false
             }
             let topic = String(decoding: key, as: UTF8.self)
             let publishers = counters.sources.sorted()
@@ -41,12 +42,15 @@ extension KernelLoop {
                 "subscribers": subscribers(of: key), "retained": events.retained[topic] != nil,
                 "last_seen_ms_ago": nowMs - counters.lastSeenMs,
             ])
+            return true
         }
+        let topSubscriptions = events.subscriptions.mostUsed(Self.statsTopEntries)
+        walked += topSubscriptions.walked
+        let calls = broker.calls
+        walked += calls.count
         // Picked by count alone (an equal count never displaces: one comparison per entry),
         // then the few picked are sorted.
-        let topSubscriptions = TopK.smallest(Self.statsTopEntries, of: events.subscriptions) { $0.value > $1.value }
-            .sorted { $0.value != $1.value ? $0.value > $1.value : $0.key.lexicographicallyPrecedes($1.key) }
-        let topCalls = TopK.smallest(Self.statsTopEntries, of: broker.calls) { $0.value > $1.value }
+        let topCalls = TopK.smallest(Self.statsTopEntries, of: calls) { $0.value > $1.value }
             .sorted { $0.value != $1.value ? $0.value > $1.value : ($0.key.caller, $0.key.service) < ($1.key.caller, $1.key.service) }
         var result: [String: Any] = [
             "uptime_ms": now.milliseconds(since: started),
@@ -64,13 +68,14 @@ extension KernelLoop {
             "requests": ["rejected": rejected, "unroutable": unroutable],
             "topics": topics,
             "topics_total": events.topics.count,
-            "subscriptions": topSubscriptions.map { ["prefix": String(decoding: $0.key, as: UTF8.self), "count": $0.value] },
+            "subscriptions": topSubscriptions.entries.map { ["prefix": String(decoding: $0.prefix, as: UTF8.self), "count": $0.count] },
             "subscriptions_total": events.subscriptions.count,
             "subscribing": gate.statsObject,
             "services": jsonArray(broker.snapshot(now: now)),
             "security": guardian?.statsObject ?? ["enabled": false],
             "calls": topCalls.map { ["caller": $0.key.caller, "service": $0.key.service, "count": $0.value] },
-            "calls_total": broker.calls.count,
+            "calls_total": calls.count,
+            "walked": walked,
         ]
         if let next { result["topics_next"] = next }
         return .success(result)

@@ -56,14 +56,18 @@ extension KernelLoop {
     /// time the kernel reads it, so the new subscriber is sure to get the current value, and
     /// a value retained before the subscription landed is never missed. Other subscribers of
     /// the topic see a snapshot with a sequence number they already have and drop it.
+    /// The values are found in the retained topics kept in order, from the prefix on: the
+    /// walk covers the values sent, not every retained topic.
     func sendRetained(matching prefix: [UInt8]) {
-        let prefixText = String(decoding: prefix, as: UTF8.self)
-        for (topic, entry) in events.retained where topic.utf8.starts(with: prefix) || prefixText.isEmpty {
+        events.retainedOrder.forEach(from: prefix) { key in
+            guard key.starts(with: prefix) else { return false }
+            guard let entry = events.retained[String(decoding: key, as: UTF8.self)] else { return true }
             var meta = entry.meta
             if meta.count > 1 { meta[1] |= EventMeta.Flags.snapshot.rawValue }
-            if !sendOwn([Array(topic.utf8), meta, entry.payload]) {
+            if !sendOwn([key, meta, entry.payload]) {
                 events.totalDrops += 1
             }
+            return true
         }
     }
 }

@@ -7,7 +7,7 @@ import ServiceKit
 /// - A signed-in call asks `auth` for the token and sends `Authorization: bearer` to the OAuth
 ///   host; a 401 makes it ask `auth` to refresh, take the token again and retry once. A second
 ///   401 (or the same token back) is ``RedditError/unauthorized(invalidToken:)``, answered
-///   403 `reddit_unauthorized`.
+///   403 `reddit_unauthorized`. Concurrent 401s share one refresh (``TokenRefresher``).
 /// - No request leaves past the budget Reddit's `x-ratelimit-*` headers describe: it waits up
 ///   to ``RedditSettings/maxRateLimitWait`` for the window to free up, else it fails
 ///   ``RedditError/rateLimited(retryAfter:)`` (503 `rate_limited`) without being sent.
@@ -17,6 +17,7 @@ public struct RedditAPI: Sendable {
     let settings: RedditSettings
     let clock: ServiceClock
     private let limiter = RateLimiter()
+    private let refresher = TokenRefresher()
 
     public init(http: HTTPClient, tokens: AuthTokens, settings: RedditSettings = RedditSettings(), clock: ServiceClock = .live) {
         self.http = http
@@ -41,14 +42,10 @@ public struct RedditAPI: Sendable {
         }
         let first = try await send(endpoint, access: .oauth(token: token))
         guard first.status == 401 else { return first }
-        // A refresh auth cannot do (a provider error, already refreshing) is not the caller's
-        // failure: the token asked for next tells whether a new one came.
-        try? await tokens.refresh()
         let second: String
-        do {
-            second = try await tokens.token()
-        } catch {
-            throw .auth(error)
+        switch await refresher.token(replacing: token, from: tokens) {
+        case .success(let renewed): second = renewed
+        case .failure(let error): throw .auth(error)
         }
         guard second != token else { return first }
         return try await send(endpoint, access: .oauth(token: second))

@@ -17,7 +17,8 @@ public enum FeedAction: Equatable, Sendable {
     case stateRequested(RequestID)
 
     case listingRequested(RequestID, ListingQuery)
-    case listingLoaded(RequestID, ListingQuery, Result<Listing<Post>, FeedFailure>, at: String)
+    /// `viewer`: the user signed in when it was asked for, whose votes and saves it carries.
+    case listingLoaded(RequestID, ListingQuery, Result<Listing<Post>, FeedFailure>, at: String, viewer: String? = nil)
 
     case voteRequested(RequestID, FeedInput.Vote)
     case voteFinished(RequestID, FeedInput.Vote, FeedFailure?)

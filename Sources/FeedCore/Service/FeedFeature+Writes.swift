@@ -40,7 +40,8 @@ extension FeedFeature {
                     .reply(id, FeedEvent.Voted(id: input.id, dir: input.dir, likes: likes, status: .confirmed)))
             }
             let restored = pending?.previous ?? nil
-            _ = Self.updatePosts(input.id, in: &state) { $0.likes = restored }
+            // No pending vote: the user who voted signed out and the listings lost their votes.
+            if pending != nil { _ = Self.updatePosts(input.id, in: &state) { $0.likes = restored } }
             return .merge(
                 .publish(
                     "feed.post.voted",
@@ -75,7 +76,7 @@ extension FeedFeature {
                 return .merge(.publish("feed.post.saved", event), .reply(id, event))
             }
             let restored = pending?.previous ?? !saved
-            _ = Self.updatePosts(thing, in: &state) { $0.saved = restored }
+            if pending != nil { _ = Self.updatePosts(thing, in: &state) { $0.saved = restored } }
             return .merge(
                 .publish("feed.post.saved", FeedEvent.Saved(id: thing, saved: restored, status: .rolledBack, error: failure.description)),
                 .fail(id, failure.serviceError))

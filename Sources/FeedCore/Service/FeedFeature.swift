@@ -94,22 +94,28 @@ public struct FeedFeature: Feature {
             let api = self.api
             let clock = self.clock
             let signedIn = state.isSignedIn
+            let viewer = state.viewer
             return .run(name: "listing") { send in
                 do throws(FeedFailure) {
                     let listing = try await api.posts(endpoint, signedIn: signedIn)
-                    await send(.listingLoaded(id, query, .success(listing), at: Self.timestamp(clock.now())))
+                    await send(.listingLoaded(id, query, .success(listing), at: Self.timestamp(clock.now()), viewer: viewer))
                 } catch {
-                    await send(.listingLoaded(id, query, .failure(error), at: Self.timestamp(clock.now())))
+                    await send(.listingLoaded(id, query, .failure(error), at: Self.timestamp(clock.now()), viewer: viewer))
                 }
             }
 
-        case .listingLoaded(let id, let query, .success(let listing), let at):
-            let cached = CachedListing(
-                key: query.key, query: query, posts: listing.children, after: listing.after, before: listing.before, fetchedAt: at)
+        case .listingLoaded(let id, let query, .success(let listing), let at, let viewer):
+            let fetched = CachedListing(
+                key: query.key, query: query, posts: listing.children, after: listing.after, before: listing.before, fetchedAt: at,
+                viewer: viewer)
+            // A listing asked for by a user who signed out meanwhile is not kept with their data.
+            guard let cached = fetched.shown(to: state.viewer) else {
+                return .reply(id, ListingReply(listing: fetched.withoutUserFields(), stale: false))
+            }
             Self.keep(cached, in: &state)
             return .reply(id, ListingReply(listing: cached, stale: false))
 
-        case .listingLoaded(let id, let query, .failure(let failure), _):
+        case .listingLoaded(let id, let query, .failure(let failure), _, _):
             if failure.isTransient, let cached = state.listings[query.key] {
                 return .reply(id, ListingReply(listing: cached, stale: true))
             }
@@ -129,9 +135,13 @@ public struct FeedFeature: Feature {
         }
     }
 
-    /// The seed's `$authState` sink.
+    /// The seed's `$authState` sink. Whatever another user's token brought (their votes and saves
+    /// in the cached listings, their front page, their account) goes when they are no longer the
+    /// one signed in.
     private func authChanged(_ state: inout State, _ auth: AuthView) -> Effect<Action> {
+        let previousViewer = state.viewer
         state.auth = auth
+        Self.forgetOtherUsers(in: &state, previousViewer: previousViewer)
         var effects: [Effect<Action>] = []
         switch auth.state {
         case .signedOut:
@@ -144,6 +154,9 @@ public struct FeedFeature: Feature {
             // A token refresh of the same user changes nothing; a new sign-in, another user, a
             // start (restored data, or none) or a failed load loads everything again.
             if state.accountSession != auth.user {
+                if let user = auth.user, let shown = state.account.user?.name, shown.lowercased() != user.lowercased() {
+                    state.account = .empty
+                }
                 state.accountSession = auth.user
                 state.accountLoading = true
                 effects.append(loadAccount())

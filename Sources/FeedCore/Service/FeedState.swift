@@ -29,6 +29,10 @@ public struct FeedState: Codable, Equatable, Sendable {
     /// Signed in at `auth`.
     public var isSignedIn: Bool { auth?.isSignedIn == true }
 
+    /// The user whose token Reddit calls carry now (nil: signed out): whose `likes` and `saved`
+    /// what Reddit answers carries. Empty when `auth.state` names nobody and no account is loaded.
+    public var viewer: String? { isSignedIn ? auth?.user ?? account.user?.name ?? "" : nil }
+
     enum CodingKeys: String, CodingKey {
         case auth, account, accountLoading, accountError, listings, listingKeys, pendingVotes, pendingSaves
     }

@@ -55,7 +55,13 @@ public struct HTTPClient: Sendable {
 
     /// Foundation's URLSession (libcurl on Linux, on its own threads): no cookies, no cache,
     /// each request bounded by `timeout`; `userAgent` is sent unless the request sets its own.
-    public static func live(timeout: Duration = .seconds(10), userAgent: String? = nil) -> HTTPClient {
+    ///
+    /// A redirect is not followed unless `followRedirects` is true: the 3xx comes back as the
+    /// answer (status, `location` header). An upstream API's redirect means something the client
+    /// must read (Reddit's 302 for an unknown subreddit), and following it would send the
+    /// request's headers, `Authorization` included, to wherever the `location` points. Only a
+    /// client playing a browser follows them.
+    public static func live(timeout: Duration = .seconds(10), userAgent: String? = nil, followRedirects: Bool = false) -> HTTPClient {
         let configuration = URLSessionConfiguration.ephemeral
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         configuration.timeoutIntervalForRequest = seconds
@@ -64,7 +70,8 @@ public struct HTTPClient: Sendable {
         configuration.httpShouldSetCookies = false
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        let session = SessionBox(URLSession(configuration: configuration))
+        let session = SessionBox(
+            URLSession(configuration: configuration, delegate: followRedirects ? nil : RedirectRefusal(), delegateQueue: nil))
         return HTTPClient { (request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse in
             var urlRequest = URLRequest(url: request.url, timeoutInterval: seconds)
             urlRequest.httpMethod = request.method
@@ -110,6 +117,18 @@ public struct HTTPClient: Sendable {
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate: return "TLS failed"
         default: return "network error \(error.code.rawValue)"
         }
+    }
+}
+
+/// Completes every redirect with nil, which makes URLSession hand back the 3xx response itself.
+/// It is the session's delegate: FoundationNetworking consults the session delegate for
+/// redirects of the async `data(for:)` tasks.
+private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 }
 

@@ -19,9 +19,13 @@ enum FeedTest {
         /// Whether a refresh brings a new token (false: auth's refresh failed).
         let refreshWorks: Bool
 
-        init(first: Int = 1, refreshWorks: Bool = true) {
+        /// Runs before each refresh completes (a refresh that takes its time).
+        let beforeRefresh: @Sendable () async -> Void
+
+        init(first: Int = 1, refreshWorks: Bool = true, beforeRefresh: @escaping @Sendable () async -> Void = {}) {
             issued = Locked(first)
             self.refreshWorks = refreshWorks
+            self.beforeRefresh = beforeRefresh
         }
 
         var value: AuthTokens {
@@ -29,6 +33,7 @@ enum FeedTest {
                 token: { () async throws(AuthTokenFailure) -> String in "token-\(self.issued.withLock { $0 })" },
                 refresh: { () async throws(AuthTokenFailure) in
                     self.refreshes.withLock { $0 += 1 }
+                    await self.beforeRefresh()
                     if self.refreshWorks { self.issued.withLock { $0 += 1 } }
                 })
         }
@@ -58,21 +63,23 @@ enum FeedTest {
             multis: try Fixture.ok("multis_mine.json").multis(for: .myMultis), fetchedAt: fetchedAt)
     }
 
-    /// r/swift's hot listing as the feed caches it.
-    static func swiftHot(fetchedAt: String = fetchedAt) throws -> CachedListing {
+    /// r/swift's hot listing as the feed caches it, fetched for `viewer`.
+    static func swiftHot(fetchedAt: String = fetchedAt, viewer: String? = nil) throws -> CachedListing {
         let query = ListingQuery(subreddit: "swift")
         let listing = try Fixture.ok("subreddit_hot.json").listing(of: Post.self, for: try query.endpoint())
         return CachedListing(
-            key: query.key, query: query, posts: listing.children, after: listing.after, before: listing.before, fetchedAt: fetchedAt)
+            key: query.key, query: query, posts: listing.children, after: listing.after, before: listing.before, fetchedAt: fetchedAt,
+            viewer: viewer)
     }
 
-    /// A state signed in as alice with her account loaded (by this process) and r/swift cached.
+    /// A state signed in as alice with her account loaded (by this process) and r/swift cached
+    /// with her votes and saves.
     static func signedInState() throws -> FeedState {
         var state = FeedState()
         state.auth = alice
         state.account = try account()
         state.accountSession = "alice"
-        let listing = try swiftHot()
+        let listing = try swiftHot(viewer: "alice")
         state.listings[listing.key] = listing
         state.listingKeys = [listing.key]
         return state

@@ -59,7 +59,11 @@ struct FeedUserValue: Decodable, Equatable {
 
 /// The `listing` reply.
 struct ListingValue: Decodable {
-    struct PostValue: Decodable { var name: String; var likes: Bool? }
+    struct PostValue: Decodable {
+        var name: String
+        var likes: Bool?
+        var saved: Bool?
+    }
     /// `feed.listing.<key>`'s value.
     struct Cached: Decodable { var posts: [PostValue] }
     var key: String

@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+
+@testable import Bus
+
+/// The kernel's reply writer: the JSON Foundation would write (keys sorted, slashes as they are),
+/// Foundation's own objects (parsed payload values) kept exactly.
+struct ReplyJSONTests {
+    func text(_ value: Any) -> String? { ReplyJSON.encode(value).map { String(decoding: $0, as: UTF8.self) } }
+
+    @Test func encode_writesSwiftValues_withSortedKeysAndEscapedStrings() {
+        let missing: String? = nil
+        let value: [String: Any] = [
+            "b": [1, UInt64(18_446_744_073_709_551_615), Int64(-3), true, false, 2.5, 4.0],
+            "a": "say \"hi\"\n\\ tab\t \u{01} a/b é",
+            "c": ["z": NSNull(), "y": missing as Any, "x": [[String: Any]]()],
+        ]
+        #expect(
+            text(value)
+                == #"{"a":"say \"hi\"\n\\ tab\t \u0001 a/b é","b":[1,18446744073709551615,-3,true,false,2.5,4],"c":{"x":[],"y":null,"z":null}}"#)
+        #expect(text(["x": Double.nan]) == nil)
+    }
+
+    @Test func encode_keepsFoundationsParsedValues_boolsAsBools() throws {
+        let parsed = try JSONSerialization.jsonObject(with: Data(#"{"on": true, "n": 3, "f": 1.5, "s": "x", "l": [false, 0]}"#.utf8))
+        let written = try #require(text(["value": parsed]))
+        #expect(written == #"{"value":{"f":1.5,"l":[false,0],"n":3,"on":true,"s":"x"}}"#)
+    }
+
+    @Test func raw_isWrittenAsItIs() {
+        #expect(text(["payload": ReplyJSON.Raw(bytes: Array(#"{"v": [1, 2]}"#.utf8))]) == #"{"payload":{"v": [1, 2]}}"#)
+    }
+}
