@@ -8,8 +8,8 @@ import Foundation
 /// entries looked at, the work the call cost the kernel's thread.
 extension KernelLoop {
     /// Topics per page unless `limit` says otherwise, and the most a page can hold.
-    static let statsDefaultTopics = 200
-    static let statsMaxTopics = 5_000
+    static let statsDefaultTopics = 50
+    static let statsMaxTopics = 500
     /// Subscription prefixes and call edges shown (the most used).
     static let statsTopEntries = 100
     /// Roughly how many bytes of topics a reply may hold: well under the 1 MiB frame limit.
