@@ -37,8 +37,14 @@ enum BusFuzz {
         var files: [URL] = []
         for path in paths {
             let url = URL(fileURLWithPath: path)
-            let children = try? FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)
-            files += children?.sorted { $0.path < $1.path } ?? [url]
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { fail("no such file: \(path)", code: 66) }
+            guard isFolder.boolValue else {
+                files.append(url)
+                continue
+            }
+            let children = (try? FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)) ?? []
+            files += children.sorted { $0.path < $1.path }
         }
         for file in files {
             guard let data = FileManager.default.contents(atPath: file.path) else { fail("cannot read \(file.path)", code: 66) }
