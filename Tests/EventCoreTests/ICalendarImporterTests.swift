@@ -190,7 +190,7 @@ struct ICalendarImporterTests {
         #expect(result.events.first?.status == .postponed)
     }
 
-    // Found by fuzzing (Tests/FuzzCorpus/icalendar/regression-duration-*): the weeks, hours or
+    // Regression (corpus Tests/FuzzCorpus/icalendar/regression-duration-*): the weeks, hours or
     // days of a huge DURATION overflowed `Int` and trapped.
     @Test(arguments: ["P2000000000000000000W", "PT3000000000000000H", "P9000000000000000000D", "P1000001D"])
     func importEvents_whenDurationBeyondBound_throws(duration: String) {

@@ -141,7 +141,7 @@ struct RecurrenceExpansionTests {
         #expect(result.skipped.map(\.reason) == ["unsupported RRULE BYDAY 1MO with FREQ=WEEKLY (ordinals need FREQ=MONTHLY)"])
     }
 
-    // Found by fuzzing (Tests/FuzzCorpus/icalendar/regression-interval-*): a huge INTERVAL
+    // Regression (corpus Tests/FuzzCorpus/icalendar/regression-interval-*): a huge INTERVAL
     // overflowed the expander's day arithmetic and trapped.
     @Test(arguments: ["DAILY", "WEEKLY", "MONTHLY"])
     func importEvents_whenIntervalBeyondBound_throws(frequency: String) {

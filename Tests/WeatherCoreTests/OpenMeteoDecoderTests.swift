@@ -167,7 +167,7 @@ struct OpenMeteoDecoderTests {
         }
     }
 
-    // Found by fuzzing (Tests/FuzzCorpus/open-meteo/regression-offset-int-min): an offset of
+    // Regression (corpus Tests/FuzzCorpus/open-meteo/regression-offset-int-min): an offset of
     // Int.min trapped in the timestamp arithmetic.
     @Test func forecast_whenUTCOffsetBeyond18Hours_throwsInvalidResponse() throws {
         let response = try Fixture.modified("open-meteo-forecast") { object in

@@ -161,7 +161,7 @@ struct OpenWeatherMapDecoderTests {
         #expect(try OpenWeatherMapDecoder.places(from: Fixture.response(status: 200, "[]")).isEmpty)
     }
 
-    // Found by fuzzing (Tests/FuzzCorpus/openweathermap/regression-timezone-int-min): a
+    // Regression (corpus Tests/FuzzCorpus/openweathermap/regression-timezone-int-min): a
     // `timezone` of Int.min trapped in the timestamp arithmetic.
     @Test func forecast_whenTimezoneBeyond18Hours_throwsInvalidResponse() throws {
         let forecast = try Fixture.modified("openweathermap-forecast") { object in
