@@ -80,6 +80,11 @@ let package = Package(
                 "Bus", "BusTestSupport", "ServiceKit", "busctl", "CBaseline", "BusTestService", "AuthService", "PersistService", "CounterService",
                 "EventService", "FeedService", "WeatherService", "BusChaos",
             ]),
+        // Fuzzing (docs/FUZZING.md): every decoder of outside bytes behind one entry point, the
+        // libFuzzer executable scripts/fuzz builds from it, and the corpus replayed as tests.
+        .target(name: "FuzzTargets", dependencies: ["Bus", "EventCore", "FeedCore", "WeatherCore"], path: "Tests/FuzzTargets"),
+        .executableTarget(name: "BusFuzz", dependencies: ["FuzzTargets"], path: "Tests/BusFuzz"),
+        .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,7 +7,14 @@ struct ICalendarDuration: Hashable, Sendable {
     var days = 0
     var seconds = 0
 
-    /// Parses `[+-]P[nW]` or `[+-]P[nD][T[nH][nM][nS]]`.
+    /// The longest duration read, in nominal days and in exact seconds each (about 2,700
+    /// years): no event lasts longer, and a bound keeps the date arithmetic within `Int`. A
+    /// longer one is refused like a malformed one.
+    static let maxDays = 1_000_000
+    static let maxSeconds = maxDays * 86_400
+
+    /// Parses `[+-]P[nW]` or `[+-]P[nD][T[nH][nM][nS]]`; nil when malformed or longer than
+    /// ``maxDays`` days or ``maxSeconds`` seconds.
     static func parse(_ text: String) -> ICalendarDuration? {
         var scalars = Substring(text)
         var duration = ICalendarDuration()
@@ -30,7 +37,7 @@ struct ICalendarDuration: Hashable, Sendable {
                 inTime = true
                 continue
             }
-            guard let value = Int(number) else { return nil }
+            guard let value = Int(number), value <= maxSeconds else { return nil }
             number = ""
             sawField = true
             switch (character, inTime) {
@@ -41,6 +48,7 @@ struct ICalendarDuration: Hashable, Sendable {
             case ("S", true): duration.seconds += value
             default: return nil
             }
+            guard duration.days <= maxDays, duration.seconds <= maxSeconds else { return nil }
         }
         guard number.isEmpty, sawField else { return nil }
         return duration

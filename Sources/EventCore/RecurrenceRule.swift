@@ -15,6 +15,9 @@ struct RecurrenceRule: Hashable, Sendable {
 
     var frequency: Frequency
     var interval = 1
+    /// The largest INTERVAL read (yearly: every 10,000 years): larger ones are refused, so the
+    /// expander's period arithmetic stays within `Int`.
+    static let maxInterval = 10_000
     var count: Int?
     var until: ICalendarTime?
     var byDay: [WeekdayRule] = []
@@ -57,7 +60,9 @@ struct RecurrenceRule: Hashable, Sendable {
             case "FREQ":
                 continue
             case "INTERVAL":
-                guard let interval = Int(value), interval > 0 else { throw fail("INTERVAL '\(value)' is not a positive integer") }
+                guard let interval = Int(value), (1...Self.maxInterval).contains(interval) else {
+                    throw fail("INTERVAL '\(value)' is not an integer from 1 to \(Self.maxInterval)")
+                }
                 rule.interval = interval
             case "COUNT":
                 guard let count = Int(value), count > 0 else { throw fail("COUNT '\(value)' is not a positive integer") }

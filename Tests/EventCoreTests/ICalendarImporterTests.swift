@@ -189,4 +189,20 @@ struct ICalendarImporterTests {
             ]))
         #expect(result.events.first?.status == .postponed)
     }
+
+    // Regression (corpus Tests/FuzzCorpus/icalendar/regression-duration-*): the weeks, hours or
+    // days of a huge DURATION overflowed `Int` and trapped.
+    @Test(arguments: ["P2000000000000000000W", "PT3000000000000000H", "P9000000000000000000D", "P1000001D"])
+    func importEvents_whenDurationBeyondBound_throws(duration: String) {
+        let lines = Fixture.calendar(["BEGIN:VEVENT", "UID:long", "DTSTART:20250301T100000Z", "DURATION:\(duration)", "END:VEVENT"])
+        #expect(throws: ICalendarError(line: 7, message: "DURATION value '\(duration)' is not a duration like PT1H30M")) {
+            try Fixture.importText(lines)
+        }
+    }
+
+    @Test func importEvents_whenDurationAtBound_imports() throws {
+        let result = try Fixture.importText(
+            Fixture.calendar(["BEGIN:VEVENT", "UID:long", "DTSTART:20250301T100000Z", "DURATION:P1000000D", "END:VEVENT"]))
+        #expect(result.events.map(\.uid) == ["long"])
+    }
 }

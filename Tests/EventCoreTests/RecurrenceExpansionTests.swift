@@ -140,4 +140,16 @@ struct RecurrenceExpansionTests {
         #expect(result.events.isEmpty)
         #expect(result.skipped.map(\.reason) == ["unsupported RRULE BYDAY 1MO with FREQ=WEEKLY (ordinals need FREQ=MONTHLY)"])
     }
+
+    // Regression (corpus Tests/FuzzCorpus/icalendar/regression-interval-*): a huge INTERVAL
+    // overflowed the expander's day arithmetic and trapped.
+    @Test(arguments: ["DAILY", "WEEKLY", "MONTHLY"])
+    func importEvents_whenIntervalBeyondBound_throws(frequency: String) {
+        let lines = Fixture.calendar([
+            "BEGIN:VEVENT", "UID:r", "DTSTART:20250301T100000Z", "RRULE:FREQ=\(frequency);INTERVAL=922337203685477580", "END:VEVENT",
+        ])
+        #expect(throws: ICalendarError(line: 7, message: "RRULE INTERVAL '922337203685477580' is not an integer from 1 to 10000")) {
+            try Fixture.importText(lines)
+        }
+    }
 }

@@ -166,4 +166,30 @@ struct OpenMeteoDecoderTests {
             try OpenMeteoDecoder.forecast(from: Fixture.response(status: status, "<html>oops</html>"), cityID: 1, fetchedAt: Fixture.fetchedAt)
         }
     }
+
+    // Regression (corpus Tests/FuzzCorpus/open-meteo/regression-offset-int-min): an offset of
+    // Int.min trapped in the timestamp arithmetic.
+    @Test func forecast_whenUTCOffsetBeyond18Hours_throwsInvalidResponse() throws {
+        let response = try Fixture.modified("open-meteo-forecast") { object in
+            object["timezone"] = nil
+            object["utc_offset_seconds"] = Int.min
+        }
+        #expect(throws: WeatherUpstreamError.invalidResponse(.openMeteo, detail: "utc_offset_seconds \(Int.min) is beyond ±18 h")) {
+            try OpenMeteoDecoder.forecast(from: response, cityID: 1, fetchedAt: Fixture.fetchedAt)
+        }
+    }
+
+    @Test func forecast_whenPrecipitationProbabilityOutOfRange_clampsToPercent() throws {
+        let response = try Fixture.modified("open-meteo-forecast") { object in
+            var hourly = object["hourly"] as? [String: Any] ?? [:]
+            var probabilities = hourly["precipitation_probability"] as? [Any] ?? []
+            probabilities[12] = 1e300
+            probabilities[13] = -5.0
+            hourly["precipitation_probability"] = probabilities
+            object["hourly"] = hourly
+        }
+        let forecast = try OpenMeteoDecoder.forecast(from: response, cityID: 1, fetchedAt: Fixture.fetchedAt)
+        #expect(forecast.hourly[0].precipitationProbability == 100)
+        #expect(forecast.hourly[1].precipitationProbability == 0)
+    }
 }

@@ -160,4 +160,41 @@ struct OpenWeatherMapDecoderTests {
     @Test func places_whenNoMatch_returnsEmpty() throws {
         #expect(try OpenWeatherMapDecoder.places(from: Fixture.response(status: 200, "[]")).isEmpty)
     }
+
+    // Regression (corpus Tests/FuzzCorpus/openweathermap/regression-timezone-int-min): a
+    // `timezone` of Int.min trapped in the timestamp arithmetic.
+    @Test func forecast_whenTimezoneBeyond18Hours_throwsInvalidResponse() throws {
+        let forecast = try Fixture.modified("openweathermap-forecast") { object in
+            var city = object["city"] as? [String: Any] ?? [:]
+            city["timezone"] = Int.min
+            object["city"] = city
+        }
+        #expect(throws: WeatherUpstreamError.invalidResponse(.openWeatherMap, detail: "UTC offset (`timezone`) \(Int.min) s is beyond ±18 h")) {
+            try OpenWeatherMapDecoder.forecast(
+                current: Fixture.response("openweathermap-current"), forecast: forecast, cityID: 1, fetchedAt: Fixture.fetchedAt)
+        }
+    }
+
+    @Test func forecast_whenDtIsNotAUnixTime_throwsInvalidResponse() throws {
+        let current = try Fixture.modified("openweathermap-current") { $0["dt"] = Int.max }
+        #expect(
+            throws: WeatherUpstreamError.invalidResponse(.openWeatherMap, detail: "time (`dt`) \(Int.max) is not a Unix time between 1970 and 9999")
+        ) {
+            try OpenWeatherMapDecoder.forecast(
+                current: current, forecast: Fixture.response("openweathermap-forecast"), cityID: 1, fetchedAt: Fixture.fetchedAt)
+        }
+    }
+
+    @Test func forecast_whenPopOutOfRange_clampsToPercent() throws {
+        let forecast = try Fixture.modified("openweathermap-forecast") { object in
+            var list = object["list"] as? [[String: Any]] ?? []
+            list[0]["pop"] = 1e300
+            list[1]["pop"] = -0.5
+            object["list"] = list
+        }
+        let decoded = try OpenWeatherMapDecoder.forecast(
+            current: Fixture.response("openweathermap-current"), forecast: forecast, cityID: 1, fetchedAt: Fixture.fetchedAt)
+        #expect(decoded.hourly[0].precipitationProbability == 100)
+        #expect(decoded.hourly[1].precipitationProbability == 0)
+    }
 }

@@ -75,8 +75,13 @@ public struct Policy: Equatable, Sendable {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw .unreadable(url.path, reason: "missing")
         }
+        return try decode(data, name: url.path)
+    }
+
+    /// Reads the bytes of a policy file; `name` is the file named in errors.
+    public static func decode(_ data: Data, name: String) throws(SecurityError) -> Policy {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw .badPolicy("\(url.path) is not a JSON object")
+            throw .badPolicy("\(name) is not a JSON object")
         }
         func rules(_ value: Any?, at place: String) throws(SecurityError) -> [Verb: Rules] {
             guard let value else { return [:] }

@@ -39,6 +39,9 @@ public enum OpenMeteoDecoder {
         let body = try JSONBody.decode(OpenMeteoForecastResponse.self, from: response, provider: .openMeteo)
         try checkLengths(body, excerpt: response.excerpt)
 
+        guard LocalTime.offsetRange.contains(body.utcOffsetSeconds) else {
+            throw .invalidResponse(.openMeteo, detail: "utc_offset_seconds \(body.utcOffsetSeconds) is beyond ±18 h")
+        }
         let zone = body.timezone.flatMap(TimeZone.init(identifier:))
         let local = zone.map(LocalTime.init(timeZone:)) ?? LocalTime(offsetSeconds: body.utcOffsetSeconds)
         func timestamp(_ text: String) throws(WeatherUpstreamError) -> String {
@@ -63,7 +66,7 @@ public enum OpenMeteoDecoder {
         var hourly: [HourlyForecast] = []
         for index in start..<min(start + hourlyCount, hours.time.count) {
             guard let temperature = hours.temperature2m[index], let code = hours.weatherCode[index] else { continue }
-            let probability = hours.precipitationProbability?[index].map { Int($0.rounded()) }
+            let probability = hours.precipitationProbability?[index].map { Int(min(max($0, 0), 100).rounded()) }
             hourly.append(
                 HourlyForecast(
                     time: try timestamp(hours.time[index]), temperature: temperature, precipitationProbability: probability,

@@ -44,6 +44,12 @@ public enum OpenWeatherMapDecoder {
         guard let offset = steps.city?.timezone ?? now.timezone else {
             throw .invalidResponse(.openWeatherMap, detail: "no UTC offset (`timezone`) in either answer: \(forecast.excerpt)")
         }
+        guard LocalTime.offsetRange.contains(offset) else {
+            throw .invalidResponse(.openWeatherMap, detail: "UTC offset (`timezone`) \(offset) s is beyond ±18 h")
+        }
+        if let bad = ([now.dt] + steps.list.map(\.dt)).first(where: { !unixTimeRange.contains($0) }) {
+            throw .invalidResponse(.openWeatherMap, detail: "time (`dt`) \(bad) is not a Unix time between 1970 and 9999")
+        }
         guard let condition = now.weather.first else {
             throw .invalidResponse(.openWeatherMap, detail: "the current weather has no condition: \(current.excerpt)")
         }
@@ -62,7 +68,7 @@ public enum OpenWeatherMapDecoder {
         let hourly = entries.prefix { $0.dt < windowEnd }.map { entry in
             HourlyForecast(
                 time: local.timestamp(date(entry.dt)), temperature: entry.main.temp,
-                precipitationProbability: entry.pop.map { Int(($0 * 100).rounded()) }, weatherCode: entry.weather[0].id,
+                precipitationProbability: entry.pop.map(percent), weatherCode: entry.weather[0].id,
                 weather: entry.weather[0].text)
         }
 
@@ -114,6 +120,15 @@ public enum OpenWeatherMapDecoder {
     private static let units = ForecastUnits(
         temperature: "°C", windSpeed: "m/s", windDirection: "°", humidity: "%", pressure: "hPa", cloudCover: "%",
         precipitationProbability: "%", weatherCode: ForecastUnits.openWeatherMapCode)
+
+    /// The `dt` values accepted: from 1970 through 9999 (what the time arithmetic here and the
+    /// ISO 8601 timestamps hold).
+    static let unixTimeRange = 0...253_402_300_799
+
+    /// A probability (`pop`, 0...1) in whole percent; an out-of-range value is clamped to 0...100.
+    static func percent(_ probability: Double) -> Int {
+        Int((min(max(probability, 0), 1) * 100).rounded())
+    }
 
     private static func date(_ unix: Int) -> Date {
         Date(timeIntervalSince1970: TimeInterval(unix))

@@ -24,6 +24,11 @@ struct LocalTime: Sendable {
 
     static let utc = LocalTime(offsetSeconds: 0)
 
+    /// The UTC offsets a provider's answer may state: ISO 8601's ±18 h (zones in use lie
+    /// within -12 h...+14 h). Decoders refuse others, which no zone has and which would
+    /// overflow the offset arithmetic here.
+    static let offsetRange = -18 * 3600...18 * 3600
+
     private func offset(at date: Date) -> Int {
         fixedOffset ?? calendar.timeZone.secondsFromGMT(for: date)
     }
