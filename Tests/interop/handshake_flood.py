@@ -31,13 +31,23 @@ def host_port(endpoint):
 
 
 def raw_connection(address, payload):
-    sock = socket.create_connection(address, timeout=2)
+    """A TCP connection that sent `payload`, or None when the connect failed (refused, timed
+    out, out of descriptors under load): the slot is tried again on the next turn."""
+    try:
+        sock = socket.create_connection(address, timeout=2)
+    except OSError:
+        return None
     sock.setblocking(False)
     try:
         sock.send(payload)
-    except BlockingIOError:
+    except OSError:
         pass
     return sock
+
+
+def close_raw(sock):
+    if sock is not None:
+        sock.close()
 
 
 def main():
@@ -86,7 +96,7 @@ def main():
             # Recycle a few of each kind every 50 ms: the kernel keeps meeting new hostile peers.
             for _ in range(3):
                 i = turn % len(garbage)
-                garbage[i].close()
+                close_raw(garbage[i])
                 garbage[i] = open_garbage()
                 j = turn % len(unknown)
                 unknown[j].close(0)
@@ -94,6 +104,9 @@ def main():
                 turn += 1
             # A stalled peer the kernel dropped (handshake timeout) is replaced.
             for k, sock in enumerate(stalled):
+                if sock is None:
+                    stalled[k] = open_stalled()
+                    continue
                 try:
                     if sock.recv(4096) == b"":
                         sock.close()
@@ -108,7 +121,7 @@ def main():
         pass
 
     for sock in garbage + stalled:
-        sock.close()
+        close_raw(sock)
     for sock in unknown:
         sock.close(0)
     ctx.term()
