@@ -210,7 +210,7 @@ struct WeatherServiceTests {
         }
     }
 
-    @Test func sigtermWhileASearchWaitsOnTheUpstream_answers503ShuttingDown_beforeTheDrainEnds() async throws {
+    @Test func sigtermWhileASearchWaitsOnTheUpstream_answers503Interrupted_beforeTheDrainEnds() async throws {
         let state = try StateDirectory()
         defer { state.remove() }
         try await Harness.with { h in
@@ -230,7 +230,7 @@ struct WeatherServiceTests {
             // The drain would cut the request off after 1.5 s; the store answers it first.
             let reply = try await waiting.value
             let text = String(decoding: reply.payload, as: UTF8.self)
-            #expect(reply.status == 503 && text.contains("shutting_down"), "\(reply.status) \(text)")
+            #expect(reply.status == 503 && text.contains("interrupted"), "\(reply.status) \(text)")
             #expect(clock.now - stopping < .seconds(8), "answered \(clock.now - stopping) after SIGTERM")
             #expect(await weather.waitForExit(timeout: .seconds(10)) == 0)
         }

@@ -20,7 +20,7 @@ public struct ServiceContext: Sendable {
     /// Registers work to run on SIGTERM/SIGINT when the drain is about to run out of time
     /// (``ServiceMain/drainTimeout`` less ``ServiceMain/drainAnswerMargin``) and requests are
     /// still in flight, while the workers can still send replies: answer what would otherwise
-    /// be cut off (a kit store answers its waiting requests with 503 `shutting_down`). Does not
+    /// be cut off (a kit store answers its waiting requests with 503 `interrupted`). Does not
     /// run when the drain finishes first.
     public func onDrainDeadline(_ action: @escaping @Sendable () async -> Void) {
         drainDeadlineHooks.add(action)

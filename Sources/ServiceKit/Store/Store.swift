@@ -167,7 +167,7 @@ public actor Store<F: Feature> {
         runs = [:]
         for entry in timers.values { entry.task.cancel() }
         timers = [:]
-        for (_, waiter) in waiters { outbox.yield(.reply(waiter, .failure(ServiceError(503, "shutting_down", "the service is stopping")))) }
+        for (_, waiter) in waiters { outbox.yield(.reply(waiter, .failure(Self.interrupted))) }
         waiters = [:]
         for watchdog in watchdogs.values { watchdog.cancel() }
         watchdogs = [:]
@@ -175,14 +175,22 @@ public actor Store<F: Feature> {
         await publisher?.value
     }
 
-    /// Answers every request still waiting for the reducer with 503 `shutting_down` and leaves
+    /// The answer to a request the reducer had taken when the service stopped: unlike 503
+    /// `shutting_down` (refused before anything happened), its outcome is unknown, so a caller
+    /// must not simply retry a write that is not idempotent.
+    static var interrupted: ServiceError {
+        ServiceError(
+            503, "interrupted", "the service stopped while handling the request; it may or may not have taken effect")
+    }
+
+    /// Answers every request still waiting for the reducer with 503 `interrupted` and leaves
     /// the store running: a stopping process calls it just before its drain runs out of time,
     /// so those callers get an answer instead of a timeout (their effects may still finish and
     /// publish).
     public func answerWaiting() {
         for (id, waiter) in waiters {
             watchdogs.removeValue(forKey: id)?.cancel()
-            outbox.yield(.reply(waiter, .failure(ServiceError(503, "shutting_down", "the service is stopping"))))
+            outbox.yield(.reply(waiter, .failure(Self.interrupted)))
         }
         waiters = [:]
         counters.requestsWaiting = 0
