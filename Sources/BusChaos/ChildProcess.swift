@@ -35,13 +35,15 @@ final class ChildProcess: @unchecked Sendable {
         process.environment = env
         if !FileManager.default.fileExists(atPath: log.path) { _ = FileManager.default.createFile(atPath: log.path, contents: nil) }
         let handle = try FileHandle(forWritingTo: log)
+        defer { try? handle.close() }
         _ = handle.seekToEndOfFile()
         handle.write(Data("---- start \(Date()) ----\n".utf8))
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
+        // Forgotten once it exits, so killAll never signals a pid the system gave to another.
+        process.terminationHandler = { ended in Self.started.withLock { _ = $0.remove(ended.processIdentifier) } }
         try process.run()
-        try? handle.close()
         Self.started.withLock { _ = $0.insert(process.processIdentifier) }
         lock.withLock {
             $0.process = process
@@ -74,7 +76,7 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// Every pid this process started, for ``killAll()``.
+    /// Every pid this process started that has not exited yet, for ``killAll()``.
     private static let started = Locked<Set<Int32>>([])
 
     /// SIGKILL of every process the run started that may still be running (the run was

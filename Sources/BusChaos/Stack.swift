@@ -116,7 +116,8 @@ final class Stack: @unchecked Sendable {
     }
 
     /// The identity of every client of the run (admitted with security on; the built-in policy
-    /// lets it call every method but `auth.token` and publish under `chaos.`).
+    /// lets it call every method but `auth.token`, `bus.reload` and `events.handover`, and publish
+    /// under `chaos.`).
     static let clientIdentity = "chaos"
 
     static func client(endpoints: Endpoints, keys: URL?, name: String) -> BusClient {

@@ -30,4 +30,19 @@ struct ReplyJSONTests {
     @Test func raw_isWrittenAsItIs() {
         #expect(text(["payload": ReplyJSON.Raw(bytes: Array(#"{"v": [1, 2]}"#.utf8))]) == #"{"payload":{"v": [1, 2]}}"#)
     }
+
+    @Test func retainedPayload_withAByteOrderMarkOrInUTF16_goesAsBase64_soTheReplyStaysJSON() throws {
+        let meta = EventMeta(flags: [.retained], seq: 1, timestampMicros: 0, source: "s", instance: "i")
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF] + Array(#"{"a":1}"#.utf8)
+        let utf16: [UInt8] = Array(#"{"a":1}"#.utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        for payload in [bom, utf16] {
+            let object = KernelLoop.replyObject("t.x", meta, payload)
+            #expect(object["payload"] == nil)
+            #expect(object["payload_b64"] as? String == Data(payload).base64EncodedString())
+            let reply = try #require(ReplyJSON.encode(object))
+            #expect((try? JSONSerialization.jsonObject(with: Data(reply))) != nil)
+        }
+        let plain = KernelLoop.replyObject("t.x", meta, Array(#" {"a":1}"#.utf8))
+        #expect(plain["payload"] is ReplyJSON.Raw)
+    }
 }

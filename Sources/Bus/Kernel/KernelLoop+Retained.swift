@@ -85,7 +85,11 @@ extension KernelLoop {
     static func replyObject(_ topic: String, _ meta: EventMeta, _ payload: [UInt8]) -> [String: Any] {
         var object = RetainedValue(topic: topic, meta: meta, payload: []).jsonObject()
         object["payload_b64"] = nil
-        if (try? JSONSerialization.jsonObject(with: Data(payload), options: [.fragmentsAllowed])) != nil {
+        // Embedded only as UTF-8 without a byte-order mark: Foundation's parser also accepts a
+        // BOM and UTF-16/32, which would not be valid inside the UTF-8 reply.
+        if payload.first.map({ $0 < 0x80 && $0 != 0 }) == true, !payload.contains(0),
+            (try? JSONSerialization.jsonObject(with: Data(payload), options: [.fragmentsAllowed])) != nil
+        {
             object["payload"] = ReplyJSON.Raw(bytes: payload)
         } else {
             object["payload_b64"] = Data(payload).base64EncodedString()
