@@ -3,17 +3,17 @@ import BusZMQ
 
 /// Majordomo Protocol 7/MDP (MDP/0.1: `MDPC01`, `MDPW01`) frame layouts, as seen by the broker's ROUTER
 /// (whose first frame is the peer's routing id) and by clients and workers (without it).
-public enum MDP {
-    public static let client: [UInt8] = Array("MDPC01".utf8)
-    public static let worker: [UInt8] = Array("MDPW01".utf8)
+package enum MDP {
+    package static let client: [UInt8] = Array("MDPC01".utf8)
+    package static let worker: [UInt8] = Array("MDPW01".utf8)
 
     /// Worker commands (the third frame of a worker message).
-    public enum Command: UInt8, Sendable {
+    package enum Command: UInt8, Sendable {
         case ready = 1, request = 2, reply = 3, heartbeat = 4, disconnect = 5
     }
 
     /// A message a broker's ROUTER received, classified.
-    public enum Inbound: Equatable, Sendable {
+    package enum Inbound: Equatable, Sendable {
         /// `[id][""][MDPC01][service][body...]`
         case clientRequest(sender: [UInt8], service: String, body: Frames)
         /// `[id][""][MDPW01][0x01][service][metadata?]`
@@ -25,7 +25,7 @@ public enum MDP {
     }
 
     /// Classifies a ROUTER message; throws ``BusError/malformed(_:)`` with the reason.
-    public static func parseInbound(_ frames: Frames) throws(BusError) -> Inbound {
+    package static func parseInbound(_ frames: Frames) throws(BusError) -> Inbound {
         guard frames.count >= 3 else { throw .malformed("MDP message has \(frames.count) frames, needs at least 3") }
         let sender = frames[0]
         guard frames[1].isEmpty else { throw .malformed("MDP message lacks the empty delimiter frame") }
@@ -81,7 +81,7 @@ public enum MDP {
     }
 
     /// Broker -> client: `[id][""][MDPC01][service][body...]`.
-    public static func clientReply(to client: [UInt8], service: String, body: Frames) -> Frames {
+    package static func clientReply(to client: [UInt8], service: String, body: Frames) -> Frames {
         clientReply(to: client, serviceFrame: Array(service.utf8), body: body)
     }
 
@@ -91,17 +91,17 @@ public enum MDP {
     }
 
     /// Broker -> worker: `[id][""][MDPW01][0x02][client][""][body...]`.
-    public static func request(to worker: [UInt8], client: [UInt8], body: Frames) -> Frames {
+    package static func request(to worker: [UInt8], client: [UInt8], body: Frames) -> Frames {
         message([worker, [], Self.worker, frame(.request), client, []], body: body)
     }
 
     /// Broker -> worker heartbeat or disconnect.
-    public static func command(to worker: [UInt8], _ command: Command) -> Frames {
+    package static func command(to worker: [UInt8], _ command: Command) -> Frames {
         [worker, [], Self.worker, frame(command)]
     }
 
     /// Client (DEALER) -> broker: `[""][MDPC01][service][body...]`.
-    public static func clientRequest(service: String, body: Frames) -> Frames {
+    package static func clientRequest(service: String, body: Frames) -> Frames {
         message([[], Self.client, Array(service.utf8)], body: body)
     }
 
@@ -120,15 +120,15 @@ public enum MDP {
     }
 
     /// Worker (DEALER) -> broker.
-    public static func workerReady(service: String, metadata: [UInt8]) -> Frames {
+    package static func workerReady(service: String, metadata: [UInt8]) -> Frames {
         [[], Self.worker, frame(.ready), Array(service.utf8), metadata]
     }
 
-    public static func workerReply(client: [UInt8], body: Frames) -> Frames {
+    package static func workerReply(client: [UInt8], body: Frames) -> Frames {
         message([[], Self.worker, frame(.reply), client, []], body: body)
     }
 
-    public static func workerCommand(_ command: Command) -> Frames {
+    package static func workerCommand(_ command: Command) -> Frames {
         [[], Self.worker, frame(command)]
     }
 }

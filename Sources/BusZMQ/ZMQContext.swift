@@ -4,11 +4,11 @@ import CZeroMQ
 ///
 /// `@unchecked Sendable`: libzmq documents the context as thread-safe (zmq(7)); sockets made from
 /// it are not, and stay on the thread that owns them.
-public final class ZMQContext: @unchecked Sendable {
+package final class ZMQContext: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
 
     /// Creates a context with `ioThreads` libzmq I/O threads.
-    public init(ioThreads: Int32 = 1) {
+    package init(ioThreads: Int32 = 1) {
         guard let ctx = zmq_ctx_new() else { fatalError("zmq_ctx_new returned NULL: out of memory") }
         zmq_ctx_set(ctx, ZMQ_IO_THREADS, ioThreads)
         zmq_ctx_set(ctx, ZMQ_BLOCKY, 0)
@@ -16,22 +16,22 @@ public final class ZMQContext: @unchecked Sendable {
     }
 
     /// Makes every blocking call on this context's sockets return `ETERM`.
-    public func shutdown() {
+    package func shutdown() {
         zmq_ctx_shutdown(handle)
     }
 
     /// Terminates the context. Every socket must have been closed first.
-    public func terminate() {
+    package func terminate() {
         while zmq_ctx_term(handle) != 0 && zmq_errno() == EINTR {}
     }
 
     /// Whether libzmq was built with a capability, e.g. `"curve"`.
-    public static func has(_ capability: String) -> Bool {
+    package static func has(_ capability: String) -> Bool {
         zmq_has(capability) == 1
     }
 
     /// The libzmq version as "major.minor.patch".
-    public static var version: String {
+    package static var version: String {
         var major: Int32 = 0, minor: Int32 = 0, patch: Int32 = 0
         zmq_version(&major, &minor, &patch)
         return "\(major).\(minor).\(patch)"

@@ -12,19 +12,19 @@ import Glibc
 /// only when its descriptor fired or when it was used since it was last known to be drained
 /// (``ZMQSocket/needsEventCheck``, kept by `ZMQSocket`'s operations: a receive that ends in
 /// `EAGAIN` leaves the socket drained, any send or received message does not).
-public struct ZMQPoller {
+package struct ZMQPoller {
     private var sockets: [ZMQSocket?] = []
     private var wanted: [Int16] = []
     private var fds: [pollfd] = []
     private var ready: [Int16] = []
 
-    public init() {}
+    package init() {}
 
     /// Adds a socket for readability (and writability when asked); returns its index. Not
     /// for the writability of a PUB or XPUB: libzmq reports them writable whether or not their
     /// pipes have room, so waiting for it never waits.
     @discardableResult
-    public mutating func add(_ socket: ZMQSocket, writable: Bool = false) -> Int {
+    package mutating func add(_ socket: ZMQSocket, writable: Bool = false) -> Int {
         sockets.append(socket)
         wanted.append(Int16(ZMQ_POLLIN) | (writable ? Int16(ZMQ_POLLOUT) : 0))
         fds.append(pollfd(fd: socket.fileDescriptor, events: Int16(POLLIN), revents: 0))
@@ -34,7 +34,7 @@ public struct ZMQPoller {
 
     /// Adds a file descriptor for readability (an eventfd wake-up); returns its index.
     @discardableResult
-    public mutating func add(fd: Int32) -> Int {
+    package mutating func add(fd: Int32) -> Int {
         sockets.append(nil)
         wanted.append(Int16(ZMQ_POLLIN))
         fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
@@ -42,19 +42,19 @@ public struct ZMQPoller {
         return sockets.count - 1
     }
 
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         sockets.removeAll(keepingCapacity: true)
         wanted.removeAll(keepingCapacity: true)
         fds.removeAll(keepingCapacity: true)
         ready.removeAll(keepingCapacity: true)
     }
 
-    public var count: Int { sockets.count }
+    package var count: Int { sockets.count }
 
     /// Stops (or resumes) watching item `index` for readability, keeping its place in the set:
     /// a socket whose messages the owner wants to leave queued for a while (backpressure)
     /// would otherwise report readable on every turn.
-    public mutating func watchReadable(_ index: Int, _ watch: Bool) {
+    package mutating func watchReadable(_ index: Int, _ watch: Bool) {
         let readable = Int16(ZMQ_POLLIN)
         wanted[index] = watch ? wanted[index] | readable : wanted[index] & ~readable
         fds[index].events = wanted[index] == 0 ? 0 : Int16(POLLIN)
@@ -65,7 +65,7 @@ public struct ZMQPoller {
     /// Waits up to `timeoutMs` (-1 forever) until an item is ready; returns how many are.
     /// Throws the socket's error when asking it for its events fails (`ETERM` once the context
     /// is terminated).
-    public mutating func poll(timeoutMs: Int) throws(ZMQError) -> Int {
+    package mutating func poll(timeoutMs: Int) throws(ZMQError) -> Int {
         var timeout = Int32(clamping: timeoutMs)
         // Sockets used since they were last drained: their descriptor may not fire for what
         // is already pending, so ask them first, and do not sleep if one is ready.
@@ -101,17 +101,17 @@ public struct ZMQPoller {
 
     /// Whether item `index`'s descriptor fired in the last poll: for a socket, libzmq queued
     /// it a command (a message, or a pipe with room again), whatever its events say now.
-    public func fired(_ index: Int) -> Bool {
+    package func fired(_ index: Int) -> Bool {
         fds[index].revents != 0
     }
 
     /// Whether item `index` was writable in the last poll.
-    public func isWritable(_ index: Int) -> Bool {
+    package func isWritable(_ index: Int) -> Bool {
         ready[index] & Int16(ZMQ_POLLOUT) != 0
     }
 
     /// Whether item `index` was readable in the last poll.
-    public func isReadable(_ index: Int) -> Bool {
+    package func isReadable(_ index: Int) -> Bool {
         ready[index] & Int16(ZMQ_POLLIN) != 0
     }
 }

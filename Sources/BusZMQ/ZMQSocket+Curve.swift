@@ -3,7 +3,7 @@ import CZeroMQ
 extension ZMQSocket {
     /// Makes this a CURVE server (before bind): clients must know `keyPair`'s public key, and
     /// the ZAP handler of the context decides who is admitted (`domain`).
-    public func makeCurveServer(_ keyPair: CurveKeyPair, domain: String) throws(ZMQError) {
+    package func makeCurveServer(_ keyPair: CurveKeyPair, domain: String) throws(ZMQError) {
         guard let secret = keyPair.secretKey else { throw ZMQError(code: EINVAL, call: "curve server without a secret key") }
         try set(ZMQ_CURVE_SERVER, 1)
         try set(ZMQ_CURVE_SECRETKEY, bytes: secret)
@@ -11,7 +11,7 @@ extension ZMQSocket {
     }
 
     /// Makes this a CURVE client of a server with public key `serverKey` (before connect).
-    public func makeCurveClient(_ keyPair: CurveKeyPair, serverKey: [UInt8]) throws(ZMQError) {
+    package func makeCurveClient(_ keyPair: CurveKeyPair, serverKey: [UInt8]) throws(ZMQError) {
         guard let secret = keyPair.secretKey else { throw ZMQError(code: EINVAL, call: "curve client without a secret key") }
         try set(ZMQ_CURVE_SERVERKEY, bytes: serverKey)
         try set(ZMQ_CURVE_PUBLICKEY, bytes: keyPair.publicKey)
@@ -21,21 +21,21 @@ extension ZMQSocket {
 
 /// A socket's event monitor (`zmq_socket_monitor`): a PAIR connected to the monitored socket's
 /// inproc event endpoint, read on the owner's thread.
-public final class ZMQMonitor {
-    public struct Event: Sendable, Equatable {
-        public let event: Int32
-        public let value: Int32
-        public let endpoint: String
+package final class ZMQMonitor {
+    package struct Event: Sendable, Equatable {
+        package let event: Int32
+        package let value: Int32
+        package let endpoint: String
 
-        public var isHandshakeFailure: Bool {
+        package var isHandshakeFailure: Bool {
             event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH || event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
                 || event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL
         }
 
         /// A failed connect with the next attempt scheduled; ``value`` is the wait in milliseconds.
-        public var isConnectRetry: Bool { event == ZMQ_EVENT_CONNECT_RETRIED }
+        package var isConnectRetry: Bool { event == ZMQ_EVENT_CONNECT_RETRIED }
 
-        public var name: String {
+        package var name: String {
             switch event {
             case ZMQ_EVENT_CONNECTED: return "connected"
             case ZMQ_EVENT_ACCEPTED: return "accepted"
@@ -50,10 +50,10 @@ public final class ZMQMonitor {
         }
     }
 
-    public let socket: ZMQSocket
+    package let socket: ZMQSocket
 
     /// Starts monitoring `target` for `events` (a ZMQ_EVENT_* mask).
-    public init(_ context: ZMQContext, target: ZMQSocket, events: Int32, name: String) throws(ZMQError) {
+    package init(_ context: ZMQContext, target: ZMQSocket, events: Int32, name: String) throws(ZMQError) {
         let endpoint = "inproc://bus.monitor.\(name).\(UInt32.random(in: 0...UInt32.max))"
         let raw = target.raw
         try zmqCheck("zmq_socket_monitor(\(endpoint))") { zmq_socket_monitor(raw, endpoint, events) }
@@ -69,7 +69,7 @@ public final class ZMQMonitor {
     }
 
     /// The next event, or nil when none is waiting.
-    public func next() -> Event? {
+    package func next() -> Event? {
         guard let frames = try? socket.receive(), frames.count >= 2, frames[0].count >= 6 else { return nil }
         let head = frames[0]
         let event = Int32(head[0]) | Int32(head[1]) << 8
@@ -77,15 +77,15 @@ public final class ZMQMonitor {
         return Event(event: event, value: value, endpoint: String(decoding: frames[1], as: UTF8.self))
     }
 
-    public func close() {
+    package func close() {
         socket.close()
     }
 }
 
 extension ZMQMonitor.Event {
     /// Connect attempts that failed, each with the wait before the next one.
-    public static let connectRetries: Int32 = ZMQ_EVENT_CONNECT_RETRIED
-    public static let handshakeEvents: Int32 =
+    package static let connectRetries: Int32 = ZMQ_EVENT_CONNECT_RETRIED
+    package static let handshakeEvents: Int32 =
         ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL
         | ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_ACCEPTED
 }

@@ -2,7 +2,7 @@ import BusSupport
 import CZeroMQ
 
 /// The socket types the bus uses (zmq_socket(3)).
-public enum ZMQSocketType: Int32, Sendable {
+package enum ZMQSocketType: Int32, Sendable {
     case pair = 0, pub = 1, sub = 2, req = 3, rep = 4, dealer = 5, router = 6
     case pull = 7, push = 8, xpub = 9, xsub = 10, stream = 11
 }
@@ -12,20 +12,20 @@ public typealias Frames = [[UInt8]]
 
 /// A libzmq socket. Not thread-safe (libzmq's rule): it is created, used and closed on the one
 /// thread that owns it. Closing is explicit; `deinit` only checks that it happened.
-public final class ZMQSocket {
+package final class ZMQSocket {
     // `handle` and `needsEventCheck` are read or set on every send and receive. A socket is
     // used by one thread at a time and neither is ever passed `inout`, so the run-time
     // exclusivity check each access cost (a few percent of an I/O thread's time per message)
     // can never fire: it is turned off for these two.
     @exclusivity(unchecked) private(set) var handle: UnsafeMutableRawPointer?
-    public let type: ZMQSocketType
+    package let type: ZMQSocketType
     /// Where the socket was bound or connected, for error messages.
-    public private(set) var endpoint: String = ""
+    package private(set) var endpoint: String = ""
     /// True when the socket was used since it was last known to have nothing pending: its
     /// edge-triggered `ZMQ_FD` may then not fire for what is already there, so ``ZMQPoller``
     /// asks for ``events()`` before it waits. A receive that ends in `EAGAIN` and ``events()``
     /// clear it; anything else that reaches libzmq sets it.
-    @exclusivity(unchecked) public package(set) var needsEventCheck = true
+    @exclusivity(unchecked) package var needsEventCheck = true
     /// The last two different small frames ``receive(dontWait:property:)`` read at each of a
     /// message's first positions (slots `2 * position`, the newer, and `2 * position + 1`). A
     /// frame with the same bytes at the same position is handed out as that array again instead
@@ -39,7 +39,7 @@ public final class ZMQSocket {
     static let recentMaxSize = 32
 
     /// Creates a socket of `type` on `context` and applies `tuning`.
-    public init(_ context: ZMQContext, _ type: ZMQSocketType, tuning: SocketTuning = .default) throws(ZMQError) {
+    package init(_ context: ZMQContext, _ type: ZMQSocketType, tuning: SocketTuning = .default) throws(ZMQError) {
         guard let socket = zmq_socket(context.handle, type.rawValue) else {
             throw ZMQError(code: zmq_errno(), call: "zmq_socket(\(type))")
         }
@@ -61,13 +61,13 @@ public final class ZMQSocket {
 
     /// Closes the socket. Linger is always bounded (see ``SocketTuning``), so this never hangs
     /// context termination.
-    public func close() {
+    package func close() {
         if let handle { zmq_close(handle) }
         handle = nil
     }
 
     /// True once ``close()`` ran.
-    public var isClosed: Bool { handle == nil }
+    package var isClosed: Bool { handle == nil }
 
     package var raw: UnsafeMutableRawPointer {
         guard let handle else { preconditionFailure("use of closed ZMQSocket(\(type), \(endpoint))") }
@@ -77,7 +77,7 @@ public final class ZMQSocket {
     // MARK: options
 
     /// Sets an integer option (`ZMQ_LINGER`, `ZMQ_SNDHWM`, ...).
-    public func set(_ option: Int32, _ value: Int32) throws(ZMQError) {
+    package func set(_ option: Int32, _ value: Int32) throws(ZMQError) {
         var v = value
         needsEventCheck = true
         let raw = self.raw
@@ -87,7 +87,7 @@ public final class ZMQSocket {
     }
 
     /// Sets a 64-bit integer option (`ZMQ_MAXMSGSIZE`).
-    public func set64(_ option: Int32, _ value: Int64) throws(ZMQError) {
+    package func set64(_ option: Int32, _ value: Int64) throws(ZMQError) {
         var v = value
         needsEventCheck = true
         let raw = self.raw
@@ -97,7 +97,7 @@ public final class ZMQSocket {
     }
 
     /// Sets a binary option (`ZMQ_SUBSCRIBE`, `ZMQ_ROUTING_ID`, CURVE keys).
-    public func set(_ option: Int32, bytes: [UInt8]) throws(ZMQError) {
+    package func set(_ option: Int32, bytes: [UInt8]) throws(ZMQError) {
         needsEventCheck = true
         let raw = self.raw
         try zmqCheck("zmq_setsockopt(\(option), \(bytes.count) bytes)") {
@@ -106,12 +106,12 @@ public final class ZMQSocket {
     }
 
     /// Sets a string option.
-    public func set(_ option: Int32, string: String) throws(ZMQError) {
+    package func set(_ option: Int32, string: String) throws(ZMQError) {
         try set(option, bytes: Array(string.utf8))
     }
 
     /// Reads an integer option.
-    public func get(_ option: Int32) throws(ZMQError) -> Int32 {
+    package func get(_ option: Int32) throws(ZMQError) -> Int32 {
         var v: Int32 = 0
         var size = MemoryLayout<Int32>.size
         let raw = self.raw
@@ -120,7 +120,7 @@ public final class ZMQSocket {
     }
 
     /// Reads a string option (`ZMQ_LAST_ENDPOINT`).
-    public func getString(_ option: Int32) throws(ZMQError) -> String {
+    package func getString(_ option: Int32) throws(ZMQError) -> String {
         var buffer = [CChar](repeating: 0, count: 512)
         var size = buffer.count
         let raw = self.raw
@@ -129,7 +129,7 @@ public final class ZMQSocket {
     }
 
     /// The file descriptor libzmq signals on (edge-triggered: re-read `ZMQ_EVENTS` after use).
-    public var fileDescriptor: Int32 {
+    package var fileDescriptor: Int32 {
         var fd: Int32 = -1
         var size = MemoryLayout<Int32>.size
         zmq_getsockopt(raw, ZMQ_FD, &fd, &size)
@@ -138,25 +138,25 @@ public final class ZMQSocket {
 
     // MARK: bind / connect
 
-    public func bind(_ endpoint: String) throws(ZMQError) {
+    package func bind(_ endpoint: String) throws(ZMQError) {
         let raw = self.raw
         needsEventCheck = true
         try zmqCheck("zmq_bind(\(endpoint))") { zmq_bind(raw, endpoint) }
         self.endpoint = (try? getString(ZMQ_LAST_ENDPOINT)) ?? endpoint
     }
 
-    public func connect(_ endpoint: String) throws(ZMQError) {
+    package func connect(_ endpoint: String) throws(ZMQError) {
         let raw = self.raw
         needsEventCheck = true
         try zmqCheck("zmq_connect(\(endpoint))") { zmq_connect(raw, endpoint) }
         self.endpoint = endpoint
     }
 
-    public func subscribe(_ prefix: [UInt8]) throws(ZMQError) {
+    package func subscribe(_ prefix: [UInt8]) throws(ZMQError) {
         try set(ZMQ_SUBSCRIBE, bytes: prefix)
     }
 
-    public func unsubscribe(_ prefix: [UInt8]) throws(ZMQError) {
+    package func unsubscribe(_ prefix: [UInt8]) throws(ZMQError) {
         try set(ZMQ_UNSUBSCRIBE, bytes: prefix)
     }
 
@@ -166,7 +166,7 @@ public final class ZMQSocket {
     /// `dontWait`, or for a ROUTER with `ZMQ_ROUTER_MANDATORY` whose peer queue is full.
     /// Throws `EHOSTUNREACH` for an unroutable ROUTER message.
     @discardableResult
-    public func send(_ frames: Frames, dontWait: Bool = true) throws(ZMQError) -> Bool {
+    package func send(_ frames: Frames, dontWait: Bool = true) throws(ZMQError) -> Bool {
         precondition(!frames.isEmpty, "a message has at least one frame")
         let last = frames.count - 1
         for (index, frame) in frames.enumerated() {
@@ -181,7 +181,7 @@ public final class ZMQSocket {
 
     /// Sends a three-frame message without building a frame list (an event:
     /// `[topic][meta][payload]`); like ``send(_:dontWait:)`` with `dontWait`.
-    public func send(_ first: [UInt8], _ second: [UInt8], _ third: [UInt8]) throws(ZMQError) -> Bool {
+    package func send(_ first: [UInt8], _ second: [UInt8], _ third: [UInt8]) throws(ZMQError) -> Bool {
         // Only the first frame can hit EAGAIN: libzmq queues the rest atomically.
         guard try sendFrame(first, more: true, dontWait: true) else { return false }
         _ = try sendFrame(second, more: true, dontWait: true)
@@ -191,7 +191,7 @@ public final class ZMQSocket {
 
     /// Sends one frame from memory libzmq copies at once, without waiting; false on `EAGAIN`.
     /// `more` says another frame of the message follows.
-    public func send(_ bytes: UnsafeRawBufferPointer, more: Bool) throws(ZMQError) -> Bool {
+    package func send(_ bytes: UnsafeRawBufferPointer, more: Bool) throws(ZMQError) -> Bool {
         try sendFrame(more: more, dontWait: true) { zmq_send($0, bytes.baseAddress, bytes.count, $1) }
     }
 
@@ -217,13 +217,13 @@ public final class ZMQSocket {
     }
 
     /// Receives one whole multipart message, or `nil` when none is waiting (`dontWait`).
-    public func receive(dontWait: Bool = true) throws(ZMQError) -> Frames? {
+    package func receive(dontWait: Bool = true) throws(ZMQError) -> Frames? {
         try receive(dontWait: dontWait, property: nil)?.frames
     }
 
     /// Receives one multipart message and a connection property of its frames (such as
     /// `"User-Id"` set by ZAP, or `"Peer-Address"`).
-    public func receive(
+    package func receive(
         dontWait: Bool = true, property: String?
     ) throws(ZMQError)
         -> (frames: Frames, property: String?)?
@@ -272,14 +272,14 @@ public final class ZMQSocket {
     }
 
     /// Whether a message can be read now (`ZMQ_EVENTS & ZMQ_POLLIN`).
-    public var isReadable: Bool {
+    package var isReadable: Bool {
         ((try? events()) ?? 0) & Int16(ZMQ_POLLIN) != 0
     }
 
     /// `ZMQ_EVENTS`: `ZMQ_POLLIN` when a message can be read, `ZMQ_POLLOUT` when one can be
     /// sent. Processes libzmq's pending commands, so afterwards the descriptor fires for
     /// anything new.
-    public func events() throws(ZMQError) -> Int16 {
+    package func events() throws(ZMQError) -> Int16 {
         let value = try get(ZMQ_EVENTS)
         needsEventCheck = false
         return Int16(truncatingIfNeeded: value)

@@ -120,7 +120,8 @@ extension BusClient {
 
     /// The retained value of `topic`, or nil when the kernel holds none.
     public func retained(_ topic: String, timeout: Duration? = nil) async throws(BusError) -> RetainedValue? {
-        let reply = try await call(KernelContract.serviceName, "retained", payload: Array("{\"topic\":\(Self.jsonString(topic))}".utf8), timeout: timeout)
+        let reply = try await call(
+            KernelContract.serviceName, "retained", payload: Array("{\"topic\":\(Self.jsonString(topic))}".utf8), timeout: timeout)
         if reply.status == 404 { return nil }
         guard Status.isSuccess(reply.status) else {
             throw .reply(status: reply.status, code: reply.errorBody.code, message: reply.errorBody.message)
