@@ -91,7 +91,7 @@ final class KernelLoop {
     let startedMicros = WallClock.microsNow()
     var unroutable: UInt64 = 0
     var rejected: UInt64 = 0
-    /// Events are forwarded in place: received into these and sent on with `zmq_msg_send`.
+    /// Events are forwarded in place: received into these and sent on without a copy.
     private let parts = ZMQParts(capacity: 4)
     /// The topic of the last event forwarded (a valid one).
     private var lastTopicKey: [UInt8] = []
@@ -344,8 +344,6 @@ final class KernelLoop {
     /// Moves up to `limit` events from XSUB to XPUB without copying: the kernel's hot path.
     /// Stops early when a full subscriber queue refuses an event (it is then held).
     private func forwardEvents(limit: Int, now: MonotonicTime) {
-        // Sent on below with zmq_msg_send, past ZMQSocket's bookkeeping.
-        xpub.needsEventCheck = true
         if let held {
             guard deliver(topic: held.topic, heldSince: held.since, now: now) else { return }
             events.stalled += now - held.since
@@ -367,11 +365,11 @@ final class KernelLoop {
                 noteMalformed("event with \(count) frames (expected [topic][meta][payload])")
                 continue
             }
-            let topicSize = zmq_msg_size(parts[0])
-            let metaSize = zmq_msg_size(parts[1])
-            let size = topicSize + metaSize + zmq_msg_size(parts[2])
+            let topicSize = parts.size(0)
+            let metaSize = parts.size(1)
+            let size = topicSize + metaSize + parts.size(2)
             guard topicSize > 0, topicSize <= Topic.maxLength,
-                let header = EventMeta.peek(UnsafeRawPointer(zmq_msg_data(parts[1])), count: metaSize)
+                let metaBase = parts.bytes(1).baseAddress, let header = EventMeta.peek(metaBase, count: metaSize)
             else {
                 noteMalformed("event with an empty or oversized topic or an unreadable meta frame")
                 continue
@@ -392,7 +390,7 @@ final class KernelLoop {
                 lastTopicKey = topicKey
             }
             if let guardian {
-                let identity = guardian.identity(userID: zmq_msg_gets(parts[0], "User-Id"))
+                let identity = guardian.identity(userID: parts.property(0, "User-Id"))
                 if !guardian.allowsPublish(identity, topic: topicKey) { continue }
             }
             // Counted and retained before the send, which empties the parts (and may free the
@@ -405,7 +403,7 @@ final class KernelLoop {
                 // Assigned only when looked up: storing the same object again would cost a
                 // retain and a release per event.
                 if lastCounters == nil { lastCounters = events.counters(for: topicKey) }
-                tally(lastCounters!, size: size, source: sourceBytes(parts[1], metaSize), nowMs: nowMs)
+                tally(lastCounters!, size: size, source: sourceBytes(parts.bytes(1)), nowMs: nowMs)
             }
             if header.flags.contains(.retained) {
                 let topic = String(decoding: topicKey, as: UTF8.self)
@@ -451,14 +449,16 @@ final class KernelLoop {
 
     /// Sends the three parts; false when the XPUB refused the first (`EAGAIN`: a full queue).
     private func sendParts() -> Bool {
-        let raw = xpub.raw
-        if zmq_msg_send(parts[0], raw, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0 {
+        do {
+            return try parts.send(xpub, count: 3)
+        } catch {
             // Anything but a full queue (the context is ending) is not worth waiting for.
-            return zmq_errno() != EAGAIN
+            if !error.isTerminated, let suppressed = logLimiter.shouldLog("events-out-send", now: .now) {
+                logger.error(
+                    "events-out send failed: \(error)", metadata: suppressed > 0 ? ["suppressed": String(suppressed)] : [:])
+            }
+            return true
         }
-        zmq_msg_send(parts[1], raw, ZMQ_SNDMORE)
-        zmq_msg_send(parts[2], raw, 0)
-        return true
     }
 
     /// Sends the event in `parts` to the subscribers with room and counts the drop. The count is
@@ -519,10 +519,10 @@ final class KernelLoop {
     func uptimeMs(_ now: MonotonicTime) -> Int64 { now.milliseconds(since: started) }
 
     /// The source field of a meta frame, in place.
-    private func sourceBytes(_ msg: UnsafeMutablePointer<zmq_msg_t>, _ size: Int) -> UnsafeRawBufferPointer? {
-        guard size > EventMeta.fixedSize, let base = zmq_msg_data(msg) else { return nil }
+    private func sourceBytes(_ meta: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        guard meta.count > EventMeta.fixedSize, let base = meta.baseAddress else { return nil }
         let length = Int(base.load(fromByteOffset: EventMeta.fixedSize, as: UInt8.self))
-        guard EventMeta.fixedSize + 1 + length <= size else { return nil }
+        guard EventMeta.fixedSize + 1 + length <= meta.count else { return nil }
         return UnsafeRawBufferPointer(start: base + EventMeta.fixedSize + 1, count: length)
     }
 

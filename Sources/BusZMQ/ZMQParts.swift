@@ -39,27 +39,54 @@ package final class ZMQParts {
         return UnsafeRawBufferPointer(start: zmq_msg_data(msg), count: zmq_msg_size(msg))
     }
 
+    /// The size in bytes of slot `index`.
+    @inline(__always)
+    package func size(_ index: Int) -> Int { zmq_msg_size(messages + index) }
+
+    /// A metadata property of the connection slot `index` came from (`"User-Id"` set by ZAP),
+    /// valid while the slot holds that frame; nil when the connection has none.
+    @inline(__always)
+    package func property(_ index: Int, _ name: UnsafePointer<CChar>) -> UnsafePointer<CChar>? {
+        zmq_msg_gets(messages + index, name)
+    }
+
     /// Receives one whole multipart message from `socket`. Returns its frame count, or nil
     /// when none is waiting (`dontWait`, `EAGAIN`). Throws other errors.
     package func receive(_ socket: ZMQSocket, dontWait: Bool = true) throws(ZMQError) -> Int? {
         let raw = socket.raw
         socket.needsEventCheck = true
-        while true {
-            if zmq_msg_recv(messages, raw, dontWait ? ZMQ_DONTWAIT : 0) >= 0 { break }
-            let code = zmq_errno()
-            if code == EINTR { continue }
-            if code == EAGAIN {
-                socket.needsEventCheck = false
-                return nil
-            }
-            throw ZMQError(code: code, call: "zmq_msg_recv(\(socket.endpoint))")
+        let messages = self.messages
+        guard try zmqCall("zmq_msg_recv(\(socket.endpoint))", { zmq_msg_recv(messages, raw, dontWait ? ZMQ_DONTWAIT : 0) }) != nil else {
+            socket.needsEventCheck = false
+            return nil
         }
         var count = 1
         while zmq_msg_more(messages + min(count - 1, capacity - 1)) == 1 {
-            // The rest of a message is queued atomically with its first frame.
-            if zmq_msg_recv(messages + min(count, capacity - 1), raw, 0) < 0 { break }
+            // The rest of a message is queued atomically with its first frame: waiting is
+            // never needed, and a failure here is the context ending.
+            let slot = messages + min(count, capacity - 1)
+            _ = try zmqCall("zmq_msg_recv(\(socket.endpoint))", { zmq_msg_recv(slot, raw, 0) })
             count += 1
         }
         return count
+    }
+
+    /// Sends slots `0..<count` as one message on `socket`, handing each frame's buffer to
+    /// libzmq without a copy (the slots are empty afterwards). False when the first frame met a
+    /// full queue (`EAGAIN`): nothing was sent and the slots still hold the message. Throws
+    /// other errors (the context ending).
+    package func send(_ socket: ZMQSocket, count: Int) throws(ZMQError) -> Bool {
+        precondition(count > 0 && count <= capacity)
+        let raw = socket.raw
+        socket.needsEventCheck = true
+        let messages = self.messages
+        let first = count > 1 ? ZMQ_SNDMORE | ZMQ_DONTWAIT : ZMQ_DONTWAIT
+        guard try zmqCall("zmq_msg_send(\(socket.endpoint))", { zmq_msg_send(messages, raw, first) }) != nil else { return false }
+        for index in 1..<count {
+            // Queued atomically with the first frame: libzmq never refuses the rest.
+            let flags = index < count - 1 ? ZMQ_SNDMORE : 0
+            _ = try zmqCall("zmq_msg_send(\(socket.endpoint))", { zmq_msg_send(messages + index, raw, flags) })
+        }
+        return true
     }
 }

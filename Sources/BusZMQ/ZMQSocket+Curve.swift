@@ -21,6 +21,12 @@ extension ZMQSocket {
 
 /// A socket's event monitor (`zmq_socket_monitor`): a PAIR connected to the monitored socket's
 /// inproc event endpoint, read on the owner's thread.
+///
+/// libzmq's I/O thread writes each event with a blocking send. Once this reader is closed, the
+/// next event of the monitored socket (a connection made or lost, a handshake) would block that
+/// thread forever, and with it every connection of the context: so ``close()`` stops the
+/// monitoring (`zmq_socket_monitor(socket, NULL, 0)`) before it closes the reader, and closing
+/// the monitored socket stops it too, whichever of the two is closed first.
 package final class ZMQMonitor {
     package struct Event: Sendable, Equatable {
         package let event: Int32
@@ -51,21 +57,40 @@ package final class ZMQMonitor {
     }
 
     package let socket: ZMQSocket
+    /// The monitored socket.
+    private let target: ZMQSocket
 
     /// Starts monitoring `target` for `events` (a ZMQ_EVENT_* mask).
     package init(_ context: ZMQContext, target: ZMQSocket, events: Int32, name: String) throws(ZMQError) {
         let endpoint = "inproc://bus.monitor.\(name).\(UInt32.random(in: 0...UInt32.max))"
         let raw = target.raw
+        self.target = target
         try zmqCheck("zmq_socket_monitor(\(endpoint))") { zmq_socket_monitor(raw, endpoint, events) }
+        target.isMonitored = true
         var tuning = SocketTuning.default
         tuning.lingerMs = 0
-        socket = try ZMQSocket(context, .pair, tuning: tuning)
+        let reader: ZMQSocket
         do {
-            try socket.connect(endpoint)
+            reader = try ZMQSocket(context, .pair, tuning: tuning)
         } catch {
-            socket.close()
+            Self.stop(target)
             throw error
         }
+        do {
+            try reader.connect(endpoint)
+        } catch {
+            Self.stop(target)
+            reader.close()
+            throw error
+        }
+        socket = reader
+    }
+
+    /// Stops the events at their source, while the reader still exists.
+    private static func stop(_ target: ZMQSocket) {
+        guard !target.isClosed, target.isMonitored else { return }
+        zmq_socket_monitor(target.raw, nil, 0)
+        target.isMonitored = false
     }
 
     /// The next event, or nil when none is waiting.
@@ -78,6 +103,7 @@ package final class ZMQMonitor {
     }
 
     package func close() {
+        Self.stop(target)
         socket.close()
     }
 }

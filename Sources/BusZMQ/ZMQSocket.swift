@@ -56,15 +56,28 @@ package final class ZMQSocket {
 
     deinit {
         assert(handle == nil, "ZMQSocket(\(type), \(endpoint)) was not closed")
-        if let handle { zmq_close(handle) }
+        if let handle {
+            if isMonitored { zmq_socket_monitor(handle, nil, 0) }
+            zmq_close(handle)
+        }
     }
 
     /// Closes the socket. Linger is always bounded (see ``SocketTuning``), so this never hangs
     /// context termination.
     package func close() {
-        if let handle { zmq_close(handle) }
+        if let handle {
+            // A monitor is stopped first: libzmq's I/O thread writes monitor events with a
+            // blocking send, so an event of this socket's closing connections, written after
+            // the monitor's reader is gone, would stop that thread, and every connection of
+            // the context with it, for good.
+            if isMonitored { zmq_socket_monitor(handle, nil, 0) }
+            zmq_close(handle)
+        }
         handle = nil
     }
+
+    /// True while a ``ZMQMonitor`` watches this socket.
+    var isMonitored = false
 
     /// True once ``close()`` ran.
     package var isClosed: Bool { handle == nil }
