@@ -24,8 +24,8 @@ let package = Package(
         // The layers of the bus, each a target with `package` access between them (README, Layers):
         // helpers every layer shares (locks, logger, clocks, threads, free ports).
         .target(name: "BusSupport"),
-        // The ZeroMQ wrapper, the only importer of CZeroMQ meant to stay: sockets, poller, errors,
-        // socket tuning, CURVE key pairs.
+        // The ZeroMQ wrapper over CZeroMQ: context, sockets, poller, errors, socket tuning, CURVE
+        // key pairs.
         .target(name: "BusZMQ", dependencies: ["CZeroMQ", "BusSupport"]),
         // The wire protocol: 7/MDP frames, request and reply bodies, event meta, topic patterns,
         // status codes and errors, endpoints, what the kernel and its clients agree on.
