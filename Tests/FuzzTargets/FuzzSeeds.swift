@@ -15,6 +15,7 @@ public enum FuzzSeeds {
         case .replyBody: return replies.map { ($0.name, FuzzFrames.join($0.frames)) }
         case .mdp: return messages.map { ($0.name, FuzzFrames.join($0.frames)) }
         case .eventMeta: return events
+        case .recording: return recordings
         case .flatJSON, .topicPattern, .policy, .icalendar, .reddit, .openMeteo, .openWeatherMap: return []
         }
     }
@@ -56,6 +57,20 @@ public enum FuzzSeeds {
         result.append(("worker-heartbeat", [worker] + MDP.workerCommand(.heartbeat)))
         result.append(("worker-disconnect", [worker] + MDP.workerCommand(.disconnect)))
         return result
+    }
+
+    /// Recordings as `busctl record` writes them: the header, then one line per event.
+    static var recordings: [(name: String, bytes: [UInt8])] {
+        let header = Recording.Header(startedUs: 1_767_225_600_000_000, patterns: ["weather.**", "auth.state"], kernel: "tcp://127.0.0.1:5555")
+        let entries = events.enumerated().map { index, event in
+            Recording.Entry(offsetUs: UInt64(index) * 1_500, topic: index == 0 ? "weather.state" : "auth.state", meta: event.bytes, payload: payload)
+        }
+        func file(_ lines: [String]) -> [UInt8] { Array(lines.joined(separator: "\n").utf8) + [0x0A] }
+        return [
+            ("header-only", file([header.line])),
+            ("two-events", file([header.line] + entries.map(\.line))),
+            ("blank-lines", file([header.line, "", entries[0].line, "  "])),
+        ]
     }
 
     static var events: [(name: String, bytes: [UInt8])] {

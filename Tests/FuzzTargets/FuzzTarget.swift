@@ -37,6 +37,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// OpenWeatherMap answer bodies: geocoding, or the current weather and the forecast split at
     /// the first NUL byte (the same bytes for both when there is none).
     case openWeatherMap = "openweathermap"
+    /// A `busctl record` file, as `busctl replay` reads it.
+    case recording
 
     /// Runs the real decoder on `bytes`. True when it decoded, false when it refused the input
     /// with its typed error.
@@ -54,6 +56,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .reddit: return Self.reddit(bytes)
         case .openMeteo: return Self.openMeteo(bytes)
         case .openWeatherMap: return Self.openWeatherMap(bytes)
+        case .recording: return Self.recording(bytes)
         }
     }
 
@@ -108,6 +111,17 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         _ = meta.encode()
         var cache = EventMeta.DecodeCache()
         do { _ = try EventMeta.decode(bytes, cache: &cache) } catch { return false }
+        return true
+    }
+
+    private static func recording(_ bytes: [UInt8]) -> Bool {
+        let entries: [Recording.Entry]
+        do { entries = try Recording.read(Data(bytes), name: "recording").1 } catch { return false }
+        // What replay does next with each entry: its meta decoded again and its line written back.
+        for entry in entries.prefix(64) {
+            _ = try? EventMeta.decode(entry.meta)
+            _ = entry.line
+        }
         return true
     }
 

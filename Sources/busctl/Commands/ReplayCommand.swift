@@ -44,7 +44,12 @@ struct ReplayCommand: BusctlCommand {
         } catch {
             throw CommandFailure("cannot read \(file): \((error as NSError).localizedDescription)")
         }
-        let (_, entries) = try Recording.read(data, name: file)
+        let entries: [Recording.Entry]
+        do {
+            entries = try Recording.read(data, name: file).1
+        } catch {
+            throw CommandFailure(error.description, code: ExitCode.dataError)
+        }
         let command = self
         let tally = Tally()
         let clock = ContinuousClock()
