@@ -29,10 +29,15 @@ struct CurveFloodTests {
         }
     }
 
-    static func measure(_ bus: BusClient, calls: Int) async -> Latencies {
+    /// Sequential calls for `seconds`: a time window, so the flooded phase covers many turns of
+    /// the flood's recycling and each percentile stands on thousands of calls.
+    static func measure(_ bus: BusClient, seconds: Double) async -> Latencies {
         var result = Latencies(samples: [], failures: 0)
         let clock = ContinuousClock()
-        for n in 0..<calls {
+        let end = clock.now + .milliseconds(Int(seconds * 1000))
+        var n = 0
+        while clock.now < end {
+            n += 1
             let started = clock.now
             let reply = try? await bus.call("testsvc", "echo", payload: Array("{\"n\":\(n)}".utf8), timeout: .seconds(5))
             if reply?.status == 200 { result.samples.append(clock.now - started) } else { result.failures += 1 }
@@ -44,9 +49,11 @@ struct CurveFloodTests {
         try await Harness.with(secure: true) { h in
             try await h.startTestService()
             let bus = h.client(name: "test")
-            let calls = ProcessInfo.processInfo.environment["BUS_TEST_TSAN"] != nil ? 100 : 400
-            _ = await Self.measure(bus, calls: 20)
-            let quiet = await Self.measure(bus, calls: calls)
+            // Quiet before and after the flood (pooled, so a change in the machine's load over the
+            // run weighs on both sides), flooded in between.
+            let window = ProcessInfo.processInfo.environment["BUS_TEST_TSAN"] != nil ? 2.0 : 4.0
+            _ = await Self.measure(bus, seconds: 0.2)
+            var quiet = await Self.measure(bus, seconds: window)
             let residentBefore = try #require(h.kernelResidentBytes())
 
             let script = Harness.interopFolder.appendingPathComponent("handshake_flood.py").path
@@ -56,11 +63,14 @@ struct CurveFloodTests {
                 [script, "--kernel", h.kernelURL, "--server-key", serverKey, "--connections", "200", "--seconds", "120"],
                 name: "handshake_flood")
             #expect(await eventually(timeout: .seconds(20)) { flood.stdout.contains("\"ready\"") || !flood.isRunning }, "\(flood.stderr)")
-            let flooded = await Self.measure(bus, calls: calls)
+            let flooded = await Self.measure(bus, seconds: 2 * window)
             let residentDuring = try #require(h.kernelResidentBytes())
             flood.signal(SIGTERM)
             #expect(await flood.waitForExit(timeout: .seconds(10)) == 0, "handshake_flood.py: \(flood.stderr)")
             let opened = h.jsonLines(flood).last ?? [:]
+            let after = await Self.measure(bus, seconds: window)
+            quiet.samples += after.samples
+            quiet.failures += after.failures
 
             let ratio = flooded.percentile(0.99) / max(quiet.percentile(0.99), .microseconds(1))
             print(
