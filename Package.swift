@@ -21,20 +21,35 @@ let package = Package(
         // libzmq from Debian's libzmq3-dev. A module map with `link "zmq"` and no pkgConfig:
         // pkg-config's `-isystem` flag is refused by SwiftPM on Debian 12 (see shared notes).
         .systemLibrary(name: "CZeroMQ", path: "Sources/CZeroMQ"),
-        .target(name: "Bus", dependencies: ["CZeroMQ"]),
-        .executableTarget(name: "busctl", dependencies: ["Bus"]),
+        // The layers of the bus, each a target with `package` access between them (README, Layers):
+        // helpers every layer shares (locks, logger, clocks, threads, free ports).
+        .target(name: "BusSupport"),
+        // The ZeroMQ wrapper over CZeroMQ: context, sockets, poller, errors, socket tuning, CURVE
+        // key pairs.
+        .target(name: "BusZMQ", dependencies: ["CZeroMQ", "BusSupport"]),
+        // The wire protocol: 7/MDP frames, request and reply bodies, event meta, topic patterns,
+        // status codes and errors, endpoints, what the kernel and its clients agree on.
+        .target(name: "BusWire", dependencies: ["BusZMQ", "BusSupport"]),
+        // The kernel (broker, event plane, guard) with its side of security (policy, keys folder).
+        .target(name: "BusKernel", dependencies: ["BusWire", "BusZMQ", "BusSupport", "CZeroMQ"]),
+        // The client and service API, all a service imports; it re-exports the few lower-layer
+        // types that API names (Sources/Bus/Exports.swift).
+        .target(name: "Bus", dependencies: ["BusWire", "BusZMQ", "BusSupport", "CZeroMQ"]),
+        // The raw-libzmq baselines `busctl bench` runs beside the bus.
+        .target(name: "BusBench", dependencies: ["BusWire", "BusZMQ", "BusSupport", "CZeroMQ"]),
+        .executableTarget(name: "busctl", dependencies: ["Bus", "BusKernel", "BusBench", "BusWire", "BusZMQ", "BusSupport"]),
         // The C baselines `busctl bench` runs beside the bus: plain libzmq, one process per role.
         .executableTarget(name: "CBaseline", dependencies: ["CZeroMQ"], linkerSettings: [.linkedLibrary("zmq")]),
         // SQLite from Debian's libsqlite3-dev, the same way as libzmq: `link "sqlite3"`, no pkgConfig.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         // The storage engine of `persist` (SQLite on dedicated threads), its bus shell and its
-        // benchmark; unit-tested without sockets.
-        .target(name: "PersistCore", dependencies: ["Bus", "CSQLite"]),
+        // benchmark (which runs a kernel in process); unit-tested without sockets.
+        .target(name: "PersistCore", dependencies: ["Bus", "CSQLite", "BusKernel"]),
         .executableTarget(name: "PersistService", dependencies: ["Bus", "PersistCore"]),
         // What every test target shares (waiting on conditions with deadlines).
         .target(name: "BusTestSupport", path: "Tests/BusTestSupport"),
         .testTarget(name: "PersistTests", dependencies: ["PersistCore", "Bus", "BusTestSupport"]),
-        .testTarget(name: "BusTests", dependencies: ["Bus"]),
+        .testTarget(name: "BusTests", dependencies: ["Bus", "BusKernel", "BusWire", "BusZMQ", "BusSupport"]),
         // libsodium from Debian's libsodium-dev (Argon2id, random bytes), as for CZeroMQ.
         .systemLibrary(name: "CSodium", path: "Sources/CSodium"),
         // The auth service's logic (reducer, providers, token store) apart from its executable,
@@ -78,11 +93,13 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "Bus", "BusTestSupport", "ServiceKit", "busctl", "CBaseline", "BusTestService", "AuthService", "PersistService", "CounterService",
-                "EventService", "FeedService", "WeatherService", "BusChaos",
+                "EventService", "FeedService", "WeatherService", "BusChaos", "BusKernel", "BusWire", "BusZMQ", "BusSupport",
             ]),
         // Fuzzing (docs/FUZZING.md): every decoder of outside bytes behind one entry point, the
         // libFuzzer executable scripts/fuzz builds from it, and the corpus replayed as tests.
-        .target(name: "FuzzTargets", dependencies: ["Bus", "EventCore", "FeedCore", "WeatherCore"], path: "Tests/FuzzTargets"),
+        .target(
+            name: "FuzzTargets", dependencies: ["Bus", "BusKernel", "BusWire", "BusZMQ", "EventCore", "FeedCore", "WeatherCore"],
+            path: "Tests/FuzzTargets"),
         .executableTarget(name: "BusFuzz", dependencies: ["FuzzTargets"], path: "Tests/BusFuzz"),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets"]),
     ],

@@ -1,4 +1,6 @@
 import Bus
+import BusSupport
+import BusZMQ
 import Foundation
 
 /// busctl's exit statuses (documented in the README and in `busctl --help`).

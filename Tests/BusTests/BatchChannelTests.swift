@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Bus
+@testable import BusWire
 
 /// What a full hand-off buffer drops, and where the loss is reported.
 struct BatchChannelTests {

@@ -2,6 +2,10 @@ import Foundation
 import Testing
 
 @testable import Bus
+@testable import BusKernel
+@testable import BusSupport
+@testable import BusWire
+@testable import BusZMQ
 
 /// Binary meta in one-frame bodies (docs/PROTOCOL.md, "Binary meta"), and how the broker keeps
 /// it away from workers that did not ask for it.

@@ -1,6 +1,10 @@
 import Testing
 
 @testable import Bus
+@testable import BusKernel
+@testable import BusSupport
+@testable import BusWire
+@testable import BusZMQ
 
 /// The call graph's counters: a client's name comes from its first request; each request
 /// counts once on its (caller, service) edge, whichever service the client called before.

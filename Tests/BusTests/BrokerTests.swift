@@ -1,4 +1,7 @@
 import Bus
+import BusKernel
+import BusWire
+import BusZMQ
 import Foundation
 import Testing
 

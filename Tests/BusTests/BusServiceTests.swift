@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Bus
+@testable import BusSupport
+@testable import BusWire
 
 /// `BusService`'s two kinds of handler: which overload a closure picks, and what runs at once
 /// on the I/O thread (``BusService/runNow(_:instance:logger:)``) and what needs a task.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Bus
+@testable import BusWire
 
 struct EventMetaTests {
     let sample = EventMeta(

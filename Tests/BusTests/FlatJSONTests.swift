@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Bus
+@testable import BusWire
 
 extension FlatJSON {
     /// Every member of the object in `bytes` (a repeated key keeps its last value), or nil

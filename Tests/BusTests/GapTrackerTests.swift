@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Bus
+@testable import BusWire
 
 /// Gap detection per topic and publisher instance: what makes a lost event visible.
 struct GapTrackerTests {

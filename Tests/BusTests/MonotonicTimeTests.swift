@@ -1,6 +1,10 @@
 import Testing
 
 @testable import Bus
+@testable import BusKernel
+@testable import BusSupport
+@testable import BusWire
+@testable import BusZMQ
 
 /// The integer clock of the bus's loops: conversions, saturation, and the broker's deadlines
 /// at the edges (a caller may ask for any timeout).

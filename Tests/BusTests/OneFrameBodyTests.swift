@@ -2,6 +2,10 @@ import Foundation
 import Testing
 
 @testable import Bus
+@testable import BusKernel
+@testable import BusSupport
+@testable import BusWire
+@testable import BusZMQ
 
 /// The one-frame form of request and reply bodies (docs/PROTOCOL.md, "One-frame bodies"), and
 /// how the broker keeps it away from workers that did not ask for it.

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import Bus
+@testable import BusWire
+@testable import BusZMQ
 
 /// The publisher's packed queue: what goes in comes out of a real socket frame for frame, in
 /// order, with small frames copied and large ones referenced.

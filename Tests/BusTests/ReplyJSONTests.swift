@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Bus
+@testable import BusKernel
+@testable import BusWire
 
 /// The kernel's reply writer: the JSON Foundation would write (keys sorted, slashes as they are),
 /// Foundation's own objects (parsed payload values) kept exactly.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Bus
+@testable import BusSupport
+@testable import BusZMQ
 
 /// The reconnect back-off every socket gets: however long connecting has failed (a cut cable
 /// makes every attempt fail at once), the next attempt is never more than 3 s away (2 s plus a

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Bus
+@testable import BusKernel
 
 /// The kernel's ordered topic index: byte order through inserts, removals and chunk splits, and
 /// pages from a cursor that visit only the keys they return.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Bus
+@testable import BusKernel
 
 /// Subscription prefixes grouped by how many hold each: the most used read from the top counts
 /// down, looking at the few picked rather than every prefix.

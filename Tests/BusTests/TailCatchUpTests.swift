@@ -1,6 +1,9 @@
 import Testing
 
 @testable import Bus
+@testable import BusKernel
+@testable import BusSupport
+@testable import BusWire
 
 /// The kernel's catch-up after a drop: which events it keeps, when it re-sends them, and its
 /// limits (the socket side is covered by EventPlaneTests).

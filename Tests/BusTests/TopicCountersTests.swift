@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Bus
+@testable import BusKernel
 
 /// The kernel's per-topic counters: made when a topic is first seen, the least recently seen
 /// tenth forgotten when there are too many.

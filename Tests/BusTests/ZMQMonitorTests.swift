@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Bus
+@testable import BusZMQ
 
 /// libzmq's I/O thread writes monitor events with a blocking send. A monitor whose reader is
 /// closed while its socket lives on must not leave the socket's next event blocking that thread:

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import Bus
+@testable import BusWire
+@testable import BusZMQ
 
 /// `ZMQSocket.receive` hands out a small frame that repeats at the same position as the array
 /// it made last time; every frame must still come out with exactly the bytes that were sent.

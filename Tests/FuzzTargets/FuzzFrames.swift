@@ -1,4 +1,5 @@
 import Bus
+import BusZMQ
 
 /// How a fuzz input stands for a multi-frame ZeroMQ message: each frame is a 2-byte big-endian
 /// length and then that many bytes; a length past the end takes what is left. Every byte string

@@ -1,4 +1,6 @@
 import Bus
+import BusWire
+import BusZMQ
 import Foundation
 
 /// The seed inputs of the bus's binary targets, made by the real encoders (so the corpus holds

@@ -4,6 +4,9 @@ import Foundation
 import WeatherCore
 
 @testable import Bus
+@testable import BusKernel
+@testable import BusWire
+@testable import BusZMQ
 
 /// One decoder of bytes that come from outside the process, as the fuzzers and the corpus
 /// replay drive it: ``run(_:)`` hands the input to the real decoder (and to what the caller does

@@ -1,5 +1,7 @@
 import Bus
 import BusTestSupport
+import BusWire
+import BusZMQ
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import BusWire
 import Foundation
 import Testing
 

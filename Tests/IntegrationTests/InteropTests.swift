@@ -1,5 +1,7 @@
 import Bus
+import BusKernel
 import BusTestSupport
+import BusZMQ
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import Bus
+import BusKernel
 import BusTestSupport
 import Foundation
 import Testing

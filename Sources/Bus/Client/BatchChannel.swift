@@ -1,3 +1,5 @@
+import BusSupport
+
 /// A bounded hand-off from the I/O thread to one consumer task, in batches: the I/O thread
 /// appends everything it read in one go under one lock, and the consumer takes the whole batch
 /// at once and then iterates it without synchronisation. An `AsyncStream` element costs a lock

@@ -1,3 +1,6 @@
+import BusSupport
+import BusZMQ
+
 extension BusClient {
     /// Waits until every event published so far has been handed to a connection on which the
     /// kernel has subscribed, i.e. it will reach the kernel unless the connection breaks.

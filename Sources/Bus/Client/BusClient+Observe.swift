@@ -1,3 +1,4 @@
+import BusWire
 import Foundation
 
 /// One value of an observed state topic.

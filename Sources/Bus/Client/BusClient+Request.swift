@@ -1,3 +1,6 @@
+import BusSupport
+import BusWire
+import BusZMQ
 import Foundation
 
 extension BusClient {
@@ -117,7 +120,8 @@ extension BusClient {
 
     /// The retained value of `topic`, or nil when the kernel holds none.
     public func retained(_ topic: String, timeout: Duration? = nil) async throws(BusError) -> RetainedValue? {
-        let reply = try await call(Broker.kernelService, "retained", payload: Array("{\"topic\":\(Self.jsonString(topic))}".utf8), timeout: timeout)
+        let reply = try await call(
+            KernelContract.serviceName, "retained", payload: Array("{\"topic\":\(Self.jsonString(topic))}".utf8), timeout: timeout)
         if reply.status == 404 { return nil }
         guard Status.isSuccess(reply.status) else {
             throw .reply(status: reply.status, code: reply.errorBody.code, message: reply.errorBody.message)
@@ -136,7 +140,7 @@ extension BusClient {
         repeat {
             let cursor = after.map { ",\"after\":\(Self.jsonString($0))" } ?? ""
             let reply = try await call(
-                Broker.kernelService, "retained", payload: Array("{\"pattern\":\(Self.jsonString(pattern))\(cursor),\"limit\":1000}".utf8),
+                KernelContract.serviceName, "retained", payload: Array("{\"pattern\":\(Self.jsonString(pattern))\(cursor),\"limit\":1000}".utf8),
                 timeout: timeout)
             guard Status.isSuccess(reply.status) else {
                 throw .reply(status: reply.status, code: reply.errorBody.code, message: reply.errorBody.message)
@@ -161,7 +165,7 @@ extension BusClient {
     /// Every registered service (`bus.services`).
     public func services(timeout: Duration? = nil) async throws(BusError) -> [ServiceSnapshot] {
         struct Reply: Decodable { var services: [ServiceSnapshot] }
-        return try await request(Broker.kernelService, "services", [String: String](), as: Reply.self, timeout: timeout).services
+        return try await request(KernelContract.serviceName, "services", [String: String](), as: Reply.self, timeout: timeout).services
     }
 
     static func jsonString(_ text: String) -> String {

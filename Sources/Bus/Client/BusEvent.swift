@@ -1,3 +1,6 @@
+import BusSupport
+import BusWire
+import BusZMQ
 import Foundation
 
 /// One event as a subscriber sees it: `[topic][meta][payload]` decoded.

@@ -1,3 +1,5 @@
+import BusSupport
+import BusWire
 import Foundation
 
 /// How a process connects to the bus.
@@ -30,7 +32,7 @@ public struct BusOptions: Sendable {
     public var subscriberGrace: Duration = .milliseconds(100)
     /// After a grace ran out, how long full buffers (and, in the kernel, full subscriber
     /// queues) drop at once instead of holding.
-    public static let subscriberLossyWindow: Duration = .seconds(10)
+    public static let subscriberLossyWindow = KernelContract.subscriberLossyWindow
     /// Largest payload sent: the kernel disconnects a peer whose frame exceeds its
     /// `--max-message-bytes` without any error, so the library refuses bigger payloads itself.
     public var maxPayloadBytes = 1 << 20

@@ -1,3 +1,6 @@
+import BusWire
+import BusZMQ
+
 /// Events waiting for the publisher socket, packed back to back in one buffer.
 ///
 /// `publish` copies an event's frames in (under the I/O thread's queue lock) and the I/O thread

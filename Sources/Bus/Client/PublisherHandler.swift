@@ -1,3 +1,5 @@
+import BusSupport
+import BusZMQ
 import CZeroMQ
 
 /// The process's publishing socket towards the kernel's XSUB. It is an XPUB, not a PUB:

@@ -1,3 +1,6 @@
+import BusSupport
+import BusWire
+import BusZMQ
 import Foundation
 
 /// The outcome of a request as the I/O thread reports it.

@@ -1,3 +1,6 @@
+import BusSupport
+import BusWire
+import BusZMQ
 import CZeroMQ
 import Foundation
 

@@ -1,3 +1,6 @@
+import BusSupport
+import BusWire
+import BusZMQ
 import Foundation
 
 /// A request handed from a worker socket to the service runtime.

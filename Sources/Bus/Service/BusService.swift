@@ -1,3 +1,6 @@
+import BusSupport
+import BusWire
+import BusZMQ
 import Foundation
 
 /// A named service and its method handlers.

@@ -1,3 +1,6 @@
+import BusSupport
+import BusWire
+import BusZMQ
 import Foundation
 
 /// A service being served on a bus connection: its worker connections and the tasks that

@@ -1,3 +1,4 @@
+import BusSupport
 import Foundation
 
 /// What a service executable's setup closure gets.

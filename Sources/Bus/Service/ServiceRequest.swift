@@ -1,3 +1,5 @@
+import BusSupport
+import BusWire
 import Foundation
 
 /// A request as a method handler sees it.

@@ -1,3 +1,5 @@
+import BusSupport
+
 /// Work a service process runs at shutdown, after its services drained (see
 /// ``ServiceContext/onShutdown(_:)``).
 final class ShutdownHooks: Sendable {

@@ -1,3 +1,4 @@
+import BusWire
 import Foundation
 
 /// Where a restored state came from.

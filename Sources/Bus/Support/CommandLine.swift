@@ -1,3 +1,5 @@
+import BusSupport
+import BusWire
 import Foundation
 
 /// One option or flag of a command line, in swift-argument-parser's shape: `--kebab-case`

@@ -1,4 +1,5 @@
 import Bus
+import BusKernel
 import Foundation
 
 /// `PersistService --bench` (later `busctl bench persist`): durable events per second with

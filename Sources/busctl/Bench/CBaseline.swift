@@ -1,4 +1,6 @@
 import Bus
+import BusBench
+import BusZMQ
 import Foundation
 
 /// The C baselines of `busctl bench`: the `CBaseline` executable built by the package next to

@@ -1,4 +1,7 @@
 import Bus
+import BusBench
+import BusWire
+import BusZMQ
 import Foundation
 
 /// `busctl bench`: C libzmq baselines, the Swift raw path and the bus measured in one run, side by side.

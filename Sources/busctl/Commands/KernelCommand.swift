@@ -1,4 +1,6 @@
 import Bus
+import BusKernel
+import BusWire
 import Foundation
 
 /// `busctl kernel`: runs the kernel in the foreground until SIGTERM or SIGINT.

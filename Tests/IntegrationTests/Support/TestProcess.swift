@@ -1,4 +1,5 @@
 import Bus
+import BusSupport
 import BusTestSupport
 import Foundation
 

@@ -1,0 +1,504 @@
+import BusSupport
+import BusWire
+import BusZMQ
+import Foundation
+
+/// The kernel's request plane: a Majordomo (7/MDP) broker with 8/MMI, fed messages and clock
+/// ticks, returning what to send. No sockets, no clock of its own, so routing, load balancing,
+/// deadlines and heartbeat expiry are tested without either.
+///
+/// Its worker and service records are classes, changed in place: as structs in dictionaries,
+/// every look-up copied a record (a retain per field) and every append to a worker's in-flight
+/// list while a copy was alive copied the whole list (up to `credit` requests, each retained).
+/// A `Broker` is therefore not copied: the kernel loop owns one, each test makes its own.
+public struct Broker {
+    /// What the shell around the broker must do.
+    public enum Action: Equatable, Sendable {
+        /// Send these frames on the ROUTER (the first frame is the peer's routing id).
+        case send(Frames)
+        /// Publish a kernel event.
+        case publish(topic: String, payload: [UInt8])
+        /// A request for the kernel's own service (`bus`): answer it with ``clientReply``.
+        case kernelRequest(client: [UInt8], body: Frames)
+        /// A message that broke the protocol: count it and log it (rate-limited).
+        case rejected(reason: String)
+    }
+
+    public struct Config: Sendable {
+        /// MDP heartbeat interval; a worker is gone after `liveness` silent intervals.
+        public var heartbeatInterval: Duration = .milliseconds(1000)
+        public var liveness: Int = 3
+        /// How long a request without its own deadline waits for a worker.
+        public var defaultGrace: Duration = .seconds(5)
+        /// Longest any request waits in the kernel, whatever deadline it asks for.
+        public var maxWait: Duration = .seconds(60)
+        /// Requests queued per service before new ones get 503 at once.
+        public var maxQueuedPerService: Int = 10_000
+        public init() {}
+    }
+
+    /// The config's intervals in nanoseconds, converted once: the broker adds them to a
+    /// ``MonotonicTime`` per request and per heartbeat.
+    private struct Intervals {
+        let heartbeat: Int64
+        let expiry: Int64
+        let defaultGrace: Int64
+        let maxWait: Int64
+
+        init(_ config: Config) {
+            heartbeat = config.heartbeatInterval.nanosecondsClamped
+            expiry = config.heartbeatInterval.nanosecondsClamped(times: config.liveness)
+            defaultGrace = config.defaultGrace.nanosecondsClamped
+            maxWait = config.maxWait.nanosecondsClamped
+        }
+    }
+
+    struct Pending {
+        var client: [UInt8]
+        var body: Frames
+        var received: MonotonicTime
+        var deadline: MonotonicTime
+    }
+
+    struct InFlight {
+        var client: [UInt8]
+        var body: Frames
+        var dispatched: MonotonicTime
+    }
+
+    final class Worker {
+        let identity: [UInt8]
+        let service: String
+        /// `service` as the frame of the replies routed from this worker, made once.
+        let serviceFrame: [UInt8]
+        /// The record of `service`: kept while it has workers, so a reply needs no look-up.
+        let record: Service
+        let info: WorkerInfo
+        /// `info.effectiveCredit`, read on every dispatch.
+        let credit: Int
+        /// `info.oneFrame`: requests in the one-frame form reach it as they are.
+        let readsOneFrame: Bool
+        /// `info.binaryMeta` (with `readsOneFrame`): binary request meta reaches it as it is.
+        let readsBinaryMeta: Bool
+        var expiry: MonotonicTime
+        /// Requests sent to the worker and not answered yet, oldest first. At most `credit`.
+        var inFlight: [InFlight] = []
+        var draining = false
+        let registered: MonotonicTime
+        var lastSeen: MonotonicTime
+        var handled = 0
+        var failed = 0
+
+        init(identity: [UInt8], service: String, record: Service, info: WorkerInfo, expiry: MonotonicTime, now: MonotonicTime) {
+            self.identity = identity
+            self.service = service
+            self.serviceFrame = Array(service.utf8)
+            self.record = record
+            self.info = info
+            self.credit = info.effectiveCredit
+            self.readsOneFrame = info.oneFrame == true
+            self.readsBinaryMeta = readsOneFrame && info.binaryMeta == true
+            self.expiry = expiry
+            self.registered = now
+            self.lastSeen = now
+        }
+    }
+
+    final class Service {
+        /// Workers with room for a request, in the order they get the next one. A worker leaves
+        /// it when it is removed or starts draining, and is put back only while registered.
+        var waiting: [Worker] = []
+        var queue: [Pending] = []
+        var stats = ServiceStats()
+    }
+
+    public let config: Config
+    private let intervals: Intervals
+    private(set) var workers: [[UInt8]: Worker] = [:]
+    private(set) var services: [String: Service] = [:]
+    private var nextHeartbeat: MonotonicTime?
+
+    public init(config: Config = Config()) {
+        self.config = config
+        self.intervals = Intervals(config)
+    }
+
+    /// The kernel's own service name.
+    public static let kernelService = KernelContract.serviceName
+
+    // MARK: input
+
+    /// Handles one message from the ROUTER.
+    public mutating func receive(_ frames: Frames, now: MonotonicTime) -> [Action] {
+        let message: MDP.Inbound
+        do {
+            message = try MDP.parseInbound(frames)
+        } catch {
+            var actions: [Action] = [.rejected(reason: error.description)]
+            // A client that speaks MDPC01 but broke the rest gets an answer, not silence.
+            if frames.count >= 3, frames[1].isEmpty, frames[2] == MDP.client, let id = frames.first {
+                let reply = ReplyBody.error(400, code: "malformed", message: error.description, id: nil, from: "kernel")
+                actions.append(.send(MDP.clientReply(to: id, service: "", body: reply.encode(answering: Array(frames.dropFirst(4))))))
+            }
+            return actions
+        }
+        switch message {
+        case .clientRequest(let client, let service, let body):
+            return clientRequest(client: client, service: service, body: body, now: now)
+        case .ready(let sender, let service, let metadata):
+            return ready(sender: sender, service: service, metadata: metadata, now: now)
+        case .reply(let sender, let client, let body):
+            return reply(sender: sender, client: client, body: body, now: now)
+        case .heartbeat(let sender):
+            guard let worker = workers[sender] else {
+                return [.send(MDP.command(to: sender, .disconnect))]
+            }
+            worker.expiry = now.advanced(by: intervals.expiry)
+            worker.lastSeen = now
+            return []
+        case .disconnect(let sender):
+            return disconnect(sender: sender, now: now)
+        }
+    }
+
+    /// Advances the clock: heartbeats due, workers expired, queued requests past deadline.
+    public mutating func tick(now: MonotonicTime) -> [Action] {
+        var actions: [Action] = []
+        if nextHeartbeat == nil || now >= nextHeartbeat! {
+            for (identity, worker) in workers where !worker.draining {
+                actions.append(.send(MDP.command(to: identity, .heartbeat)))
+            }
+            nextHeartbeat = now.advanced(by: intervals.heartbeat)
+        }
+        for (identity, worker) in workers where worker.expiry <= now {
+            actions += removeWorker(identity, now: now, reason: "heartbeat expired")
+        }
+        // Queues are scanned only when one of their deadlines is due, and the bound is then
+        // made exact again.
+        let scanQueues = queuedDeadline.map { $0 <= now } ?? false
+        if scanQueues { queuedDeadline = nil }
+        for (name, service) in services {
+            var expired: [Pending] = []
+            if scanQueues {
+                service.queue.removeAll { pending in
+                    if pending.deadline <= now {
+                        expired.append(pending)
+                        return true
+                    }
+                    return false
+                }
+                for pending in service.queue { noteQueued(deadline: pending.deadline) }
+            }
+            for pending in expired {
+                let hasWorkers = workers.values.contains { $0.service == name && !$0.draining }
+                let waited = now.milliseconds(since: pending.received)
+                let reply: ReplyBody
+                if hasWorkers {
+                    reply = .error(
+                        504, code: "timeout",
+                        message: "no worker of service '\(name)' became free within \(waited) ms",
+                        id: RequestBody.peekMeta(pending.body)?.id, from: "kernel")
+                } else {
+                    reply = .error(
+                        503, code: "no_such_service",
+                        message: "no worker for service '\(name)' registered within \(waited) ms",
+                        id: RequestBody.peekMeta(pending.body)?.id, from: "kernel")
+                }
+                service.stats.record(status: reply.status, latencyNanos: nil, now: now)
+                actions.append(.send(MDP.clientReply(to: pending.client, service: name, body: reply.encode(answering: pending.body))))
+            }
+            if service.queue.isEmpty && service.waiting.isEmpty
+                && !workers.values.contains(where: { $0.service == name })
+                && service.stats.isIdle(now: now)
+            {
+                services[name] = nil
+            }
+        }
+        return actions
+    }
+
+    /// When the shell should call ``tick(now:)`` next.
+    public func nextDeadline(now: MonotonicTime) -> MonotonicTime {
+        var next = nextHeartbeat ?? now
+        for worker in workers.values where worker.expiry < next { next = worker.expiry }
+        if let queuedDeadline, queuedDeadline < next { next = queuedDeadline }
+        return next
+    }
+
+    /// No queued request's deadline is earlier (a lower bound: a request dispatched since leaves
+    /// it early, and ``tick(now:)`` then makes it exact). Scanning every queue here instead cost
+    /// the kernel a copy of each waiting request twice per loop turn.
+    private var queuedDeadline: MonotonicTime?
+
+    private mutating func noteQueued(deadline: MonotonicTime) {
+        if queuedDeadline == nil || deadline < queuedDeadline! { queuedDeadline = deadline }
+    }
+
+    // MARK: clients
+
+    /// Who calls which service, for the graph: the caller's name comes from the request meta of
+    /// its first request on a connection (informational; identity checks use ZAP).
+    var calls: [CallEdge: Int] { callCounters.mapValues(\.count) }
+    private var callCounters: [CallEdge: CallCounter] = [:]
+    /// Per client connection: its name and the counter of the edge it used last (a client
+    /// usually calls the same service again: no edge hashed per request then).
+    private var callers: [[UInt8]: Caller] = [:]
+
+    final class CallCounter {
+        var count = 0
+    }
+
+    final class Caller {
+        let name: String
+        var lastService = ""
+        var lastCounter: CallCounter?
+        init(name: String) { self.name = name }
+    }
+
+    /// `caller` is asked only for a client connection not seen before.
+    private mutating func noteCall(client: [UInt8], caller: () -> String?, service: String) {
+        let record: Caller
+        if let known = callers[client] {
+            record = known
+        } else {
+            record = Caller(name: caller() ?? "client-\(WorkerInfo.hex(client))")
+            if callers.count > 10_000 { callers.removeAll() }
+            callers[client] = record
+        }
+        if let counter = record.lastCounter, record.lastService == service {
+            counter.count += 1
+            return
+        }
+        let edge = CallEdge(caller: record.name, service: service)
+        var counter = callCounters[edge]
+        if counter == nil, callCounters.count < 10_000 {
+            counter = CallCounter()
+            callCounters[edge] = counter
+        }
+        counter?.count += 1
+        record.lastService = service
+        record.lastCounter = counter
+    }
+
+    private mutating func clientRequest(client: [UInt8], service: String, body: Frames, now: MonotonicTime) -> [Action] {
+        if service == Self.kernelService {
+            return [.kernelRequest(client: client, body: body)]
+        }
+        if service.hasPrefix("mmi.") {
+            return [.send(MDP.clientReply(to: client, service: service, body: [mmi(service: service, body: body)]))]
+        }
+        // The request meta (JSON) is read only when needed: for a caller's first request (its
+        // name, for the graph) and for a request that has to wait (its deadline).
+        var meta: RequestMeta??
+        func readMeta() -> RequestMeta? {
+            if meta == nil { meta = .some(RequestBody.peekMeta(body)) }
+            return meta!
+        }
+        if let problem = RequestBody.binaryMetaProblem(body) {
+            let reply = ReplyBody.error(400, code: "malformed", message: problem, id: nil, from: "kernel")
+            return [.send(MDP.clientReply(to: client, service: service, body: reply.encode(answering: body)))]
+        }
+        noteCall(client: client, caller: { readMeta()?.caller }, service: service)
+        let record = self.service(named: service)
+        let queued = record.queue.count
+        if queued >= config.maxQueuedPerService {
+            let reply = ReplyBody.error(
+                503, code: "overloaded",
+                message: "service '\(service)' has \(queued) requests queued; try later",
+                id: readMeta()?.id, from: "kernel")
+            record.stats.record(status: 503, latencyNanos: nil, now: now)
+            return [.send(MDP.clientReply(to: client, service: service, body: reply.encode(answering: body)))]
+        }
+        record.queue.append(Pending(client: client, body: body, received: now, deadline: now.advanced(by: intervals.maxWait)))
+        let actions = dispatch(record, now: now)
+        if let last = record.queue.indices.last, record.queue[last].client == client, record.queue[last].received == now {
+            // It waits: until a little before the caller's own timeout (so it gets 503/504, not
+            // silence), or the grace period when it gave none.
+            var wait = intervals.defaultGrace
+            if let ms = meta == nil ? RequestBody.peekTimeoutMs(body) : readMeta()?.timeoutMs, ms > 0 {
+                let timeout = Duration.milliseconds(ms).nanosecondsClamped
+                wait = timeout - min(250_000_000, timeout / 5)
+            }
+            record.queue[last].deadline = now.advanced(by: min(wait, intervals.maxWait))
+            noteQueued(deadline: record.queue[last].deadline)
+        }
+        return actions
+    }
+
+    /// 8/MMI: `mmi.service` answers 200 when the named service has a worker, else 404;
+    /// any other `mmi.*` answers 501.
+    private func mmi(service: String, body: Frames) -> [UInt8] {
+        guard service == "mmi.service" else { return Array("501".utf8) }
+        // The first body frame; from a one-frame body, its method part (a `call("mmi.service", NAME)`).
+        let name = RequestBody.peekMethod(body, from: 0)
+        if name == Self.kernelService { return Array("200".utf8) }
+        let known = workers.values.contains { $0.service == name && !$0.draining }
+        return Array((known ? "200" : "404").utf8)
+    }
+
+    // MARK: workers
+
+    private mutating func ready(sender: [UInt8], service: String, metadata: [UInt8]?, now: MonotonicTime) -> [Action] {
+        if workers[sender] != nil {
+            // 7/MDP: a READY from a known worker is a protocol error; drop it and disconnect.
+            var actions = removeWorker(sender, now: now, reason: "sent READY twice")
+            actions.append(.send(MDP.command(to: sender, .disconnect)))
+            actions.append(.rejected(reason: "worker \(WorkerInfo.hex(sender)) sent READY twice"))
+            return actions
+        }
+        if service == Self.kernelService || service.hasPrefix("mmi.") {
+            return [
+                .send(MDP.command(to: sender, .disconnect)),
+                .rejected(reason: "a worker tried to register the reserved service '\(service)'"),
+            ]
+        }
+        let info = WorkerInfo(identity: sender, metadata: metadata)
+        let firstOfInstance = !workers.values.contains { $0.service == service && $0.info.instance == info.instance }
+        let record = self.service(named: service)
+        let worker = Worker(identity: sender, service: service, record: record, info: info, expiry: now.advanced(by: intervals.expiry), now: now)
+        workers[sender] = worker
+        record.waiting.append(worker)
+        var actions: [Action] = []
+        if firstOfInstance {
+            actions.append(.publish(topic: "bus.service.up", payload: serviceEvent(service, info, reason: "ready")))
+        }
+        return actions + dispatch(record, now: now)
+    }
+
+    private mutating func reply(sender: [UInt8], client: [UInt8], body: Frames, now: MonotonicTime) -> [Action] {
+        guard let worker = workers[sender] else {
+            return [
+                .send(MDP.command(to: sender, .disconnect)),
+                .rejected(reason: "REPLY from unknown worker \(WorkerInfo.hex(sender))"),
+            ]
+        }
+        // A worker answers its requests in the order it got them (7/MDP: one at a time; with
+        // credit, in order). Only a client whose request the worker holds may be answered: no
+        // spoofed or duplicate replies reach anyone.
+        guard let index = worker.inFlight.firstIndex(where: { $0.client == client }) else {
+            return [.rejected(reason: "worker \(worker.info.instance) of '\(worker.service)' sent a REPLY for a request it does not hold")]
+        }
+        let inFlight = worker.inFlight.remove(at: index)
+        let wasFull = worker.inFlight.count + 1 >= worker.credit
+        let status = ReplyBody.peekStatus(body)
+        worker.handled += 1
+        if let status, status >= 500 { worker.failed += 1 }
+        worker.expiry = now.advanced(by: intervals.expiry)
+        worker.lastSeen = now
+        let record = worker.record
+        record.stats.record(status: status ?? 200, latencyNanos: now.nanoseconds(since: inFlight.dispatched), now: now)
+        var actions: [Action] = [.send(MDP.clientReply(to: client, serviceFrame: worker.serviceFrame, body: body))]
+        if worker.draining {
+            if worker.inFlight.isEmpty {
+                actions += removeWorker(sender, now: now, reason: "drained")
+                actions.append(.send(MDP.command(to: sender, .disconnect)))
+            }
+        } else {
+            if wasFull { record.waiting.append(worker) }
+            actions += dispatch(record, now: now)
+        }
+        return actions
+    }
+
+    private mutating func disconnect(sender: [UInt8], now: MonotonicTime) -> [Action] {
+        guard let worker = workers[sender] else { return [] }
+        if !worker.inFlight.isEmpty {
+            // Let it finish: it stops getting work now and leaves once its replies are routed.
+            worker.draining = true
+            worker.record.waiting.removeAll { $0 === worker }
+            return []
+        }
+        // Acknowledge with DISCONNECT: everything this worker was sent is now before that
+        // ack on its connection, so a draining worker that sees it has nothing more to do.
+        return removeWorker(sender, now: now, reason: "disconnected") + [.send(MDP.command(to: sender, .disconnect))]
+    }
+
+    /// Drops a worker at once (its key was revoked): its caller, if any, gets 503 worker_lost.
+    public mutating func evict(worker identity: [UInt8], now: MonotonicTime, reason: String) -> [Action] {
+        removeWorker(identity, now: now, reason: reason) + [.send(MDP.command(to: identity, .disconnect))]
+    }
+
+    private mutating func removeWorker(_ identity: [UInt8], now: MonotonicTime, reason: String) -> [Action] {
+        guard let worker = workers.removeValue(forKey: identity) else { return [] }
+        worker.record.waiting.removeAll { $0 === worker }
+        var actions: [Action] = []
+        for inFlight in worker.inFlight {
+            let reply = ReplyBody.error(
+                503, code: "worker_lost",
+                message: "the worker of '\(worker.service)' handling this request went away (\(reason))",
+                id: RequestBody.peekMeta(inFlight.body)?.id, from: "kernel")
+            worker.record.stats.record(status: 503, latencyNanos: now.nanoseconds(since: inFlight.dispatched), now: now)
+            actions.append(.send(MDP.clientReply(to: inFlight.client, service: worker.service, body: reply.encode(answering: inFlight.body))))
+        }
+        let lastOfInstance = !workers.values.contains { $0.service == worker.service && $0.info.instance == worker.info.instance }
+        if lastOfInstance {
+            actions.append(.publish(topic: "bus.service.down", payload: serviceEvent(worker.service, worker.info, reason: reason)))
+        }
+        return actions
+    }
+
+    /// The service's record, made when it is first named.
+    private mutating func service(named name: String) -> Service {
+        if let record = services[name] { return record }
+        let record = Service()
+        services[name] = record
+        return record
+    }
+
+    private func dispatch(_ service: Service, now: MonotonicTime) -> [Action] {
+        var actions: [Action] = []
+        while !service.waiting.isEmpty && !service.queue.isEmpty {
+            // The least loaded worker with room; the longest waiting among equals (LRU).
+            var best = 0
+            var bestLoad = Int.max
+            for (index, candidate) in service.waiting.enumerated() {
+                let load = candidate.inFlight.count
+                if load < bestLoad {
+                    best = index
+                    bestLoad = load
+                    if load == 0 { break }
+                }
+            }
+            let worker = service.waiting.remove(at: best)
+            guard !worker.draining, worker.inFlight.count < worker.credit else { continue }
+            let identity = worker.identity
+            let pending = service.queue.removeFirst()
+            worker.inFlight.append(InFlight(client: pending.client, body: pending.body, dispatched: now))
+            // A worker that did not say it reads binary meta gets JSON meta; one that did not say
+            // it reads one-frame bodies gets the three frames.
+            var body = pending.body
+            if !worker.readsBinaryMeta, let converted = RequestBody.withJSONMeta(body) { body = converted }
+            if !worker.readsOneFrame, let frames = RequestBody.threeFrames(body) { body = frames }
+            actions.append(.send(MDP.request(to: identity, client: pending.client, body: body)))
+            // Still room: back to the end of the line (round robin across workers).
+            if worker.inFlight.count < worker.credit { service.waiting.append(worker) }
+        }
+        return actions
+    }
+
+    private func serviceEvent(_ service: String, _ info: WorkerInfo, reason: String) -> [UInt8] {
+        let remaining = workers.values.filter { $0.service == service && !$0.draining }.count
+        let event = ServiceEvent(
+            service: service, instance: info.instance, version: info.version, host: info.host, pid: info.pid,
+            workers: remaining, reason: reason)
+        return (try? JSONEncoder.bus.encode(event)).map(Array.init) ?? []
+    }
+}
+
+/// A caller -> service edge of the call graph.
+public struct CallEdge: Hashable, Sendable {
+    public var caller: String
+    public var service: String
+}
+
+/// The payload of `bus.service.up` and `bus.service.down`.
+public struct ServiceEvent: Codable, Equatable, Sendable {
+    public var service: String
+    public var instance: String
+    public var version: String?
+    public var host: String?
+    public var pid: Int?
+    /// Workers of the service still registered after this change.
+    public var workers: Int
+    public var reason: String
+}
