@@ -58,14 +58,27 @@ enum CBaseline {
         let process = Process()
         process.executableURL = binary
         process.arguments = [mode, "--port", String(port), "--seconds", String(seconds), "--frames", hex] + extra
+        // stdout through a pipe read to its end; stderr into a file, so a child that fills the
+        // stderr pipe's buffer cannot block while this side waits on stdout.
         let output = Pipe()
-        let errors = Pipe()
+        let errorsURL = FileManager.default.temporaryDirectory.appendingPathComponent("cbaseline-\(UUID().uuidString).err")
+        guard FileManager.default.createFile(atPath: errorsURL.path, contents: nil), let errors = try? FileHandle(forWritingTo: errorsURL)
+        else {
+            throw CommandFailure("cannot create \(errorsURL.path) for the C baseline's errors")
+        }
+        defer { try? FileManager.default.removeItem(at: errorsURL) }
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        do {
+            try process.run()
+        } catch {
+            try? errors.close()
+            throw error
+        }
+        try? errors.close()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        let reason = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
+        let reason = String(decoding: (try? Data(contentsOf: errorsURL)) ?? Data(), as: UTF8.self)
         guard process.terminationStatus == 0, let result = try? JSONDecoder().decode(Result.self, from: data) else {
             throw CommandFailure(
                 "CBaseline \(mode) failed (status \(process.terminationStatus)): \(reason.trimmingCharacters(in: .whitespacesAndNewlines))")
