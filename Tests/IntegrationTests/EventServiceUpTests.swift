@@ -14,8 +14,8 @@ struct EventServiceUpTests {
         let newBinary = folder.appendingPathComponent("EventService").path
         try FileManager.default.createSymbolicLink(atPath: newBinary, withDestinationPath: Binaries.eventService)
 
-        // Under ThreadSanitizer, as in SupervisorTests: a longer heartbeat for slow processes.
-        let slow = ProcessInfo.processInfo.environment["BUS_TEST_TSAN"] != nil
+        // Under a sanitizer, as in SupervisorTests: a longer heartbeat for slow processes.
+        let slow = TestProcess.underSanitizer
         try await UpSession.with([], packageServices: ["persist", "auth", "events"], environment: slow ? ["BUS_HEARTBEAT_MS": "3000"] : [:]) { s in
             let h = s.harness
             let old = try #require(s.upLine("events"))

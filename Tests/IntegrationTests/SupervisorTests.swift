@@ -203,9 +203,9 @@ struct SupervisorTests {
         }
     }
 
-    /// Timing-heavy: under ThreadSanitizer on two cores, four instrumented processes starting
-    /// while requests stream starve each other past the default 3 s heartbeat expiry, so the
-    /// ThreadSanitizer pass (BUS_TEST_TSAN=1) runs the whole deployment with a 3 s heartbeat
+    /// Timing-heavy: under a sanitizer on two cores, four instrumented processes starting while
+    /// requests stream starve each other past the default 3 s heartbeat expiry, so the sanitizer
+    /// passes (BUS_TEST_TSAN=1, BUS_TEST_ASAN=1) run the whole deployment with a 3 s heartbeat
     /// (BUS_HEARTBEAT_MS, read by the kernel and every service: 9 s expiry).
     @Test func replace_underSteadyRequests_failsNone_andTheNewProcessServes() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("swiftbus-new-\(UUID().uuidString)")
@@ -214,7 +214,7 @@ struct SupervisorTests {
         let newBinary = folder.appendingPathComponent("BusTestService").path
         try FileManager.default.createSymbolicLink(atPath: newBinary, withDestinationPath: Binaries.testService)
 
-        let slow = ProcessInfo.processInfo.environment["BUS_TEST_TSAN"] != nil
+        let slow = TestProcess.underSanitizer
         try await UpSession.with(["alpha"], serviceArguments: "--concurrency 4", environment: slow ? ["BUS_HEARTBEAT_MS": "3000"] : [:]) { s in
             let old = try #require(s.upLine("alpha"))
             let bus = s.harness.client()

@@ -31,7 +31,7 @@ struct WeatherSupervisedTests {
         let weatherArguments = "weather=" + upstream.arguments.joined(separator: " ")
         // Under ThreadSanitizer the instrumented processes starve each other past the default
         // heartbeat expiry while they start under load (as in SupervisorTests): a 3 s heartbeat.
-        let slow = ProcessInfo.processInfo.environment["BUS_TEST_TSAN"] != nil
+        let slow = TestProcess.underSanitizer
         try await UpSession.with(
             [], packageServices: ["persist", "weather"], extra: ["--service-args", weatherArguments],
             environment: slow ? ["BUS_HEARTBEAT_MS": "3000"] : [:]

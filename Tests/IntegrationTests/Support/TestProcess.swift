@@ -144,9 +144,14 @@ final class TestProcess: @unchecked Sendable {
     /// How long ``stop(grace:)`` waits by default: 3 s, 15 s when every process is built with a
     /// sanitizer (BUS_TEST_TSAN, BUS_TEST_ASAN), whose clean exit (persist's checkpoint, say)
     /// takes several times as long.
-    static let defaultGrace: Duration = {
+    static let defaultGrace: Duration = underSanitizer ? .seconds(15) : .seconds(3)
+
+    /// True when every process of the run is built with ThreadSanitizer (BUS_TEST_TSAN) or
+    /// AddressSanitizer (BUS_TEST_ASAN): several times slower, so the timing-heavy tests give
+    /// them longer heartbeats and deadlines.
+    static let underSanitizer: Bool = {
         let environment = ProcessInfo.processInfo.environment
-        return environment["BUS_TEST_TSAN"] != nil || environment["BUS_TEST_ASAN"] != nil ? .seconds(15) : .seconds(3)
+        return environment["BUS_TEST_TSAN"] != nil || environment["BUS_TEST_ASAN"] != nil
     }()
 
     /// SIGTERM, then SIGKILL after `grace`.
