@@ -18,16 +18,21 @@ struct ChaosOptions: Sendable {
     var lateSlack: Duration = .seconds(1)
     /// Print the schedule and exit.
     var planOnly = false
+    /// The size of persist's own filesystem (the `disk-full` fault fills it).
+    var persistFilesystemMB = 256
+    /// Set when the run has no mount namespace of its own: why (disk-full faults are skipped).
+    var sandboxMissing: String?
 
     static let usage = """
         usage: BusChaos --seed N (--minutes M | --seconds S) [--json] [--secure] [--bin-dir DIR] [--root DIR]
-                        [--work-dir DIR] [--late-slack-ms MS] [--plan]
+                        [--work-dir DIR] [--late-slack-ms MS] [--persist-fs-mb MB] [--plan]
 
         Starts the kernel, persist, auth, feed, weather and events as separate processes on free
         loopback ports (upstreams: the local servers in Tests/interop), runs clients that follow
         and unfollow cities, like and RSVP events, sign in and out and vote while a seeded
         nemesis kills, pauses and stops processes; then crashes the whole stack, starts it again
-        and checks that every acknowledged write is there. Exit status: 0 when every check
+        and checks that every acknowledged write is there. As root, persist's data directory is a
+        small tmpfs of the run's own that the nemesis fills (disk-full). Exit status: 0 when every check
         passed, 1 when one failed, 64 for bad arguments, 70 when the stack could not start.
         """
 
@@ -66,6 +71,10 @@ struct ChaosOptions: Sendable {
             case "--root": options.root = URL(fileURLWithPath: try value(argument))
             case "--work-dir": options.workDirectory = URL(fileURLWithPath: try value(argument))
             case "--late-slack-ms": options.lateSlack = .milliseconds(Int64(try number(argument)))
+            case "--persist-fs-mb":
+                let mb = try number(argument)
+                guard mb >= 16 else { throw ChaosUsageError("--persist-fs-mb must be at least 16") }
+                options.persistFilesystemMB = Int(mb)
             case "-h", "--help": throw ChaosUsageError(nil)
             default: throw ChaosUsageError("unknown argument '\(argument)'")
             }

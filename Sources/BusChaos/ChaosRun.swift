@@ -21,17 +21,40 @@ struct ChaosRun {
         }
 
         let stack = try Stack(options: options, work: work)
+        var volume: PersistVolume?
+        var volumeMissing = options.sandboxMissing
+        if volumeMissing == nil {
+            do {
+                volume = try await PersistVolume.mount(at: stack.persistState, megabytes: options.persistFilesystemMB)
+            } catch {
+                volumeMissing = "cannot mount a tmpfs for persist: \(error)"
+            }
+        }
+        if let volumeMissing {
+            log("[chaos] disk-full faults will be SKIPPED: \(volumeMissing)")
+        } else {
+            log("[chaos] persist's data directory is a \(options.persistFilesystemMB) MiB tmpfs of the run's own")
+        }
+        let faults = FaultSetup(volume: volume, volumeMissing: volumeMissing)
         do {
-            let summary = try await run(stack: stack, plan: plan, work: work, durationMs: durationMs)
+            let summary = try await run(stack: stack, plan: plan, work: work, durationMs: durationMs, faults: faults)
             await stack.shutdown()
+            await volume?.saveAndUnmount(to: work.appendingPathComponent("state/persist-volume"))
             return summary
         } catch {
             await stack.shutdown()
+            await volume?.saveAndUnmount(to: work.appendingPathComponent("state/persist-volume"))
             throw error
         }
     }
 
-    private func run(stack: Stack, plan: [FaultStep], work: URL, durationMs: Int) async throws -> Summary {
+    /// What the nemesis needs beyond the stack for the faults of kinds that need support.
+    struct FaultSetup {
+        var volume: PersistVolume?
+        var volumeMissing: String?
+    }
+
+    private func run(stack: Stack, plan: [FaultStep], work: URL, durationMs: Int, faults: FaultSetup) async throws -> Summary {
         try await stack.start()
         log("[chaos] stack up: kernel on \(stack.endpoints.requests), logs in \(work.appendingPathComponent("logs").path)")
         let history = History(file: work.appendingPathComponent("history.jsonl"))
@@ -65,7 +88,8 @@ struct ChaosRun {
 
         let observers = Observers(stack: stack)
         try await observers.start()
-        let nemesis = Nemesis(stack: stack, history: history, plan: plan)
+        let nemesis = Nemesis(
+            stack: stack, history: history, plan: plan, volume: faults.volume, volumeMissing: faults.volumeMissing)
         let base = history.nowMs
         log("[chaos] clients working for \(durationMs / 1000) s")
         let clients = Task { await workload.run() }
@@ -106,7 +130,14 @@ struct ChaosRun {
         try JSONEncoder().encode(streams).write(to: work.appendingPathComponent("observed.json"))
 
         var byKind: [String: Int] = [:]
-        for record in records { for fault in record.faults { byKind[fault.kind.rawValue, default: 0] += 1 } }
+        var recoveryByKind: [String: Int] = [:]
+        for record in records {
+            for fault in record.faults {
+                byKind[fault.kind.rawValue, default: 0] += 1
+                if let ms = record.recoveryMs { recoveryByKind[fault.kind.rawValue] = max(recoveryByKind[fault.kind.rawValue] ?? 0, ms) }
+            }
+        }
+        let diskFulls = records.compactMap(\.diskFull)
         let count = { (verdict: String) in verdicts.filter { $0.verdict == verdict }.count }
         var summary = Summary(
             seed: options.seed, minutes: Double(durationMs) / 60_000, secure: options.secure, faultsByKind: byKind, faultSteps: records.count,
@@ -119,7 +150,9 @@ struct ChaosRun {
             observeGaps: streams.reduce(0) { $0 + $1.gaps }, observeStartedBehind: streams.filter(\.startedBehind).count,
             observeNotConverged: streams.filter { $0.converged == false }.count,
             longestRecoveryMs: records.compactMap(\.recoveryMs).max(), unrecovered: records.filter { $0.recoveryMs == nil }.count,
-            failures: failures, workDirectory: work.path)
+            failures: failures, workDirectory: work.path, longestRecoveryByKind: recoveryByKind,
+            skipped: records.flatMap(\.skipped), diskFullFaults: diskFulls.count,
+            diskFullReported: diskFulls.filter { $0.reportedAfterMs != nil }.count, diskFullPublished: diskFulls.reduce(0) { $0 + $1.published })
         if summary.lost > 0 { summary.failures.append("\(summary.lost) acknowledged write(s) lost") }
         if summary.unexplained > 0 { summary.failures.append("\(summary.unexplained) key(s) hold a value no write explains") }
         if votesMissing > 0 { summary.failures.append("\(votesMissing) acknowledged vote(s) never reached the upstream") }

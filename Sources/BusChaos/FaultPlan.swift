@@ -10,18 +10,24 @@ enum FaultKind: String, Codable, Sendable, CaseIterable {
     case term
     /// A burst of retained events and a SIGKILL of `persist` while it commits them.
     case killMidCommit = "kill-mid-commit"
+    /// `persist`'s filesystem filled by a ballast file while retained events keep coming, held,
+    /// then the ballast removed (needs the run's mount namespace: root).
+    case diskFull = "disk-full"
+
+    /// Whether the fault lasts `holdMs` (a pause, a full disk).
+    var holds: Bool { self == .pause || self == .diskFull }
 }
 
 /// One fault on one process.
 struct Fault: Codable, Sendable, Equatable {
     var kind: FaultKind
     var target: String
-    /// How long a pause lasts.
-    var pauseMs: Int?
+    /// How long a pause or a full disk lasts.
+    var holdMs: Int?
 
     var label: String {
         switch kind {
-        case .pause: "pause \(target) \(pauseMs ?? 0) ms"
+        case _ where kind.holds: "\(kind.rawValue) \(target) \(holdMs ?? 0) ms"
         default: "\(kind.rawValue) \(target)"
         }
     }
@@ -45,9 +51,10 @@ enum FaultPlan {
     /// Every process the nemesis may hit.
     static let targets = ["kernel", "persist", "auth", "feed", "weather", "events"]
 
-    /// A step every 6-12 s from 5 s on, until 8 s before the end; about one in five steps
-    /// carries a second fault on another process. Pauses last 4-6 s: above the 3 s heartbeat
-    /// expiry (1 s heartbeat, liveness 3).
+    /// A step every 6-12 s from 5 s on, until 8 s before the end; about one in five
+    /// steps carries a second fault on another target. Pauses last 4-6 s: above the 3 s
+    /// heartbeat expiry (1 s heartbeat, liveness 3); a full disk is held 2-4 s once persist
+    /// failed to write.
     static func make(seed: UInt64, durationMs: Int) -> [FaultStep] {
         var random = SeededRandom(seed: seed)
         var steps: [FaultStep] = []
@@ -63,15 +70,31 @@ enum FaultPlan {
         return steps
     }
 
-    private static func fault(_ random: inout SeededRandom, excluding: Set<String>) -> Fault {
-        let roll = Int.random(in: 0..<100, using: &random)
-        let kind: FaultKind = roll < 40 ? .kill : roll < 65 ? .pause : roll < 90 ? .term : .killMidCommit
-        if kind == .killMidCommit, !excluding.contains("persist"), !excluding.contains("kernel") {
-            return Fault(kind: .killMidCommit, target: "persist")
+    /// The kind by a roll of 0..<100: kill 36, pause 22, term 22, kill-mid-commit 10, disk-full 10.
+    static func kind(roll: Int) -> FaultKind {
+        let weights: [(FaultKind, Int)] = [(.kill, 36), (.pause, 22), (.term, 22), (.killMidCommit, 10), (.diskFull, 10)]
+        var bound = 0
+        for (kind, weight) in weights {
+            bound += weight
+            if roll < bound { return kind }
         }
+        return .kill
+    }
+
+    private static func fault(_ random: inout SeededRandom, excluding: Set<String>) -> Fault {
+        let kind = kind(roll: Int.random(in: 0..<100, using: &random))
+        switch kind {
+        case .killMidCommit where !excluding.contains("persist") && !excluding.contains("kernel"):
+            return Fault(kind: .killMidCommit, target: "persist")
+        case .diskFull where !excluding.contains("persist"):
+            return Fault(kind: .diskFull, target: "persist", holdMs: Int.random(in: 2_000...4_000, using: &random))
+        default:
+            break
+        }
+        // A process fault (a special kind whose target is taken falls back to a kill).
         let candidates = targets.filter { !excluding.contains($0) }
         let target = candidates[Int.random(in: 0..<candidates.count, using: &random)]
-        let realKind = kind == .killMidCommit ? FaultKind.kill : kind
-        return Fault(kind: realKind, target: target, pauseMs: realKind == .pause ? Int.random(in: 4_000...6_000, using: &random) : nil)
+        let processKind = kind == .pause || kind == .term ? kind : .kill
+        return Fault(kind: processKind, target: target, holdMs: processKind == .pause ? Int.random(in: 4_000...6_000, using: &random) : nil)
     }
 }

@@ -34,13 +34,28 @@ struct Summary: Codable, Sendable {
     var unrecovered: Int
     var failures: [String]
     var workDirectory: String
+    /// The longest recovery of the steps each kind of fault was in.
+    var longestRecoveryByKind: [String: Int]
+    /// Faults not injected, each with the reason (`disk-full: a mount namespace ... needs root`).
+    var skipped: [String]
+    var diskFullFaults: Int
+    /// Full disks persist reported (`persist.error` with `disk_full`): its writes failed.
+    var diskFullReported: Int
+    /// Retained events published while persist's disk was full.
+    var diskFullPublished: Int
 
     var passed: Bool { failures.isEmpty }
 
     /// Two columns, one line per figure.
     var table: String {
         let kinds = FaultKind.allCases.map { "\($0.rawValue) \(faultsByKind[$0.rawValue] ?? 0)" }.joined(separator: ", ")
-        let rows: [(String, String)] = [
+        let recoveries = FaultKind.allCases.compactMap { kind in
+            longestRecoveryByKind[kind.rawValue].map { "\(kind.rawValue) " + String(format: "%.1f s", Double($0) / 1000) }
+        }.joined(separator: ", ")
+        let reasons = Set(skipped.map { $0.split(separator: ":", maxSplits: 1).map(String.init) }.map { $0.count == 2 ? $0[1] : $0[0] })
+        let skippedText = skipped.isEmpty ? "0" : "\(skipped.count) (" + reasons.sorted().joined(separator: "; ") + ")"
+        let recoveryText = recoveries.isEmpty ? "-" : recoveries
+        var rows: [(String, String)] = [
             ("seed", "\(seed)"),
             ("minutes", String(format: "%.1f", minutes)),
             ("security", secure ? "CURVE" : "off"),
@@ -53,12 +68,18 @@ struct Summary: Codable, Sendable {
             ("stale (unknown applied late)", "\(stale)"),
             ("unexplained", "\(unexplained)"),
             ("votes missing upstream", "\(votesMissing)"),
-            ("burst: published / committed / missing", "\(burstPublished) / \(burstCommitted) / \(burstMissing)"),
+            ("burst events published", "\(burstPublished)"),
+            ("run's events committed / missing after", "\(burstCommitted) / \(burstMissing) (burst and disk-full events persist acknowledged)"),
+            ("disk full: faults / persist failed / events", "\(diskFullFaults) / \(diskFullReported) / \(diskFullPublished)"),
+            ("skipped faults", skippedText),
             ("calls past deadline", "\(lateCalls)"),
             ("observe: streams / duplicates / gaps", "\(observeStreams) / \(observeDuplicates) / \(observeGaps)"),
             ("observe: began behind / not converged", "\(observeStartedBehind) / \(observeNotConverged)"),
             ("longest recovery", longestRecoveryMs.map { String(format: "%.2f s", Double($0) / 1000) } ?? "-"),
+            ("longest recovery by kind", recoveryText),
             ("unrecovered faults", "\(unrecovered)"),
+        ]
+        rows += [
             ("result", passed ? "PASS" : "FAIL: " + failures.joined(separator: "; ")),
         ]
         let width = rows.map(\.0.count).max() ?? 0
