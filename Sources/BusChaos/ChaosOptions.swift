@@ -18,13 +18,15 @@ struct ChaosOptions: Sendable {
     var lateSlack: Duration = .seconds(1)
     /// Print the schedule and exit.
     var planOnly = false
+    /// Network faults: the kernel in a network namespace of its own, its link cut and slowed.
+    var net = false
     /// The size of persist's own filesystem (the `disk-full` fault fills it).
     var persistFilesystemMB = 256
     /// Set when the run has no mount namespace of its own: why (disk-full faults are skipped).
     var sandboxMissing: String?
 
     static let usage = """
-        usage: BusChaos --seed N (--minutes M | --seconds S) [--json] [--secure] [--bin-dir DIR] [--root DIR]
+        usage: BusChaos --seed N (--minutes M | --seconds S) [--json] [--secure] [--net] [--bin-dir DIR] [--root DIR]
                         [--work-dir DIR] [--late-slack-ms MS] [--persist-fs-mb MB] [--plan]
 
         Starts the kernel, persist, auth, feed, weather and events as separate processes on free
@@ -32,7 +34,8 @@ struct ChaosOptions: Sendable {
         and unfollow cities, like and RSVP events, sign in and out and vote while a seeded
         nemesis kills, pauses and stops processes; then crashes the whole stack, starts it again
         and checks that every acknowledged write is there. As root, persist's data directory is a
-        small tmpfs of the run's own that the nemesis fills (disk-full). Exit status: 0 when every check
+        small tmpfs of the run's own that the nemesis fills (disk-full); with --net the kernel runs
+        in a network namespace whose link the nemesis cuts and slows. Exit status: 0 when every check
         passed, 1 when one failed, 64 for bad arguments, 70 when the stack could not start.
         """
 
@@ -71,6 +74,7 @@ struct ChaosOptions: Sendable {
             case "--root": options.root = URL(fileURLWithPath: try value(argument))
             case "--work-dir": options.workDirectory = URL(fileURLWithPath: try value(argument))
             case "--late-slack-ms": options.lateSlack = .milliseconds(Int64(try number(argument)))
+            case "--net": options.net = true
             case "--persist-fs-mb":
                 let mb = try number(argument)
                 guard mb >= 16 else { throw ChaosUsageError("--persist-fs-mb must be at least 16") }

@@ -1,4 +1,5 @@
 import Bus
+import BusTestSupport
 import Foundation
 
 /// One fault run: the stack up, the clients working while the nemesis runs its schedule, then
@@ -14,13 +15,15 @@ struct ChaosRun {
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("bus-chaos-\(options.seed)-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         let durationMs = History.ms(options.duration)
-        let plan = FaultPlan.make(seed: options.seed, durationMs: durationMs)
+        let plan = FaultPlan.make(seed: options.seed, durationMs: durationMs, network: options.net)
         log("[chaos] seed \(options.seed), \(String(format: "%.1f", Double(durationMs) / 60_000)) min, work folder \(work.path)")
         for step in plan {
             log("[plan]    \(FaultStep.seconds(step.atMs))  " + step.faults.map(\.label).joined(separator: " + "))
         }
 
-        let stack = try Stack(options: options, work: work)
+        let namespaces = Sandbox.namespaces
+        if options.net && namespaces == nil { throw ChaosFailure("--net: the run is not inside its network namespaces") }
+        let stack = try Stack(options: options, work: work, namespaces: namespaces)
         var volume: PersistVolume?
         var volumeMissing = options.sandboxMissing
         if volumeMissing == nil {
@@ -35,7 +38,10 @@ struct ChaosRun {
         } else {
             log("[chaos] persist's data directory is a \(options.persistFilesystemMB) MiB tmpfs of the run's own")
         }
-        let faults = FaultSetup(volume: volume, volumeMissing: volumeMissing)
+        if let namespaces {
+            log("[chaos] the kernel runs in network namespace \(namespaces.name(1)) (\(namespaces.address(1))), the rest in \(namespaces.name(2))")
+        }
+        let faults = FaultSetup(volume: volume, volumeMissing: volumeMissing, namespaces: namespaces)
         do {
             let summary = try await run(stack: stack, plan: plan, work: work, durationMs: durationMs, faults: faults)
             await stack.shutdown()
@@ -52,6 +58,7 @@ struct ChaosRun {
     struct FaultSetup {
         var volume: PersistVolume?
         var volumeMissing: String?
+        var namespaces: NetworkNamespaces?
     }
 
     private func run(stack: Stack, plan: [FaultStep], work: URL, durationMs: Int, faults: FaultSetup) async throws -> Summary {
@@ -89,7 +96,7 @@ struct ChaosRun {
         let observers = Observers(stack: stack)
         try await observers.start()
         let nemesis = Nemesis(
-            stack: stack, history: history, plan: plan, volume: faults.volume, volumeMissing: faults.volumeMissing)
+            stack: stack, history: history, plan: plan, volume: faults.volume, volumeMissing: faults.volumeMissing, namespaces: faults.namespaces)
         let base = history.nowMs
         log("[chaos] clients working for \(durationMs / 1000) s")
         let clients = Task { await workload.run() }
@@ -150,7 +157,7 @@ struct ChaosRun {
             observeGaps: streams.reduce(0) { $0 + $1.gaps }, observeStartedBehind: streams.filter(\.startedBehind).count,
             observeNotConverged: streams.filter { $0.converged == false }.count,
             longestRecoveryMs: records.compactMap(\.recoveryMs).max(), unrecovered: records.filter { $0.recoveryMs == nil }.count,
-            failures: failures, workDirectory: work.path, longestRecoveryByKind: recoveryByKind,
+            failures: failures, workDirectory: work.path, network: faults.namespaces != nil, longestRecoveryByKind: recoveryByKind,
             skipped: records.flatMap(\.skipped), diskFullFaults: diskFulls.count,
             diskFullReported: diskFulls.filter { $0.reportedAfterMs != nil }.count, diskFullPublished: diskFulls.reduce(0) { $0 + $1.published })
         if summary.lost > 0 { summary.failures.append("\(summary.lost) acknowledged write(s) lost") }

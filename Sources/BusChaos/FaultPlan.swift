@@ -13,20 +13,25 @@ enum FaultKind: String, Codable, Sendable, CaseIterable {
     /// `persist`'s filesystem filled by a ballast file while retained events keep coming, held,
     /// then the ballast removed (needs the run's mount namespace: root).
     case diskFull = "disk-full"
+    /// The kernel's network link down, then up again (`--net`).
+    case linkCut = "link-cut"
+    /// The kernel's network link slowed to 1 Mbit/s both ways by a token bucket (`--net`).
+    case slowLink = "slow-link"
 
-    /// Whether the fault lasts `holdMs` (a pause, a full disk).
-    var holds: Bool { self == .pause || self == .diskFull }
+    /// Whether the fault lasts `holdMs` (a pause, a full disk, a cut or slow link).
+    var holds: Bool { self == .pause || self == .diskFull || self == .linkCut || self == .slowLink }
 }
 
 /// One fault on one process.
 struct Fault: Codable, Sendable, Equatable {
     var kind: FaultKind
     var target: String
-    /// How long a pause or a full disk lasts.
+    /// How long a pause, a full disk, a cut or a slow link lasts.
     var holdMs: Int?
 
     var label: String {
         switch kind {
+        case .linkCut, .slowLink: "\(kind.rawValue) \(holdMs ?? 0) ms"
         case _ where kind.holds: "\(kind.rawValue) \(target) \(holdMs ?? 0) ms"
         default: "\(kind.rawValue) \(target)"
         }
@@ -46,23 +51,25 @@ struct FaultStep: Codable, Sendable, Equatable {
     }
 }
 
-/// The nemesis's schedule, a function of the seed and the run's length only.
+/// The nemesis's schedule, a function of the seed, the run's length and `--net` only.
 enum FaultPlan {
     /// Every process the nemesis may hit.
     static let targets = ["kernel", "persist", "auth", "feed", "weather", "events"]
+    /// The target of the network faults: the kernel's link to everything else.
+    static let link = "link"
 
     /// A step every 6-12 s from 5 s on, until 8 s before the end; about one in five
     /// steps carries a second fault on another target. Pauses last 4-6 s: above the 3 s
     /// heartbeat expiry (1 s heartbeat, liveness 3); a full disk is held 2-4 s once persist
-    /// failed to write.
-    static func make(seed: UInt64, durationMs: Int) -> [FaultStep] {
+    /// failed to write, a cut link 2-8 s, a slow link 5-10 s.
+    static func make(seed: UInt64, durationMs: Int, network: Bool = false) -> [FaultStep] {
         var random = SeededRandom(seed: seed)
         var steps: [FaultStep] = []
         var at = 5_000
         while at < durationMs - 8_000 {
-            var faults = [fault(&random, excluding: [])]
+            var faults = [fault(&random, excluding: [], network: network)]
             if Int.random(in: 0..<5, using: &random) == 0 {
-                faults.append(fault(&random, excluding: Set(faults.map(\.target))))
+                faults.append(fault(&random, excluding: Set(faults.map(\.target)), network: network))
             }
             steps.append(FaultStep(atMs: at, faults: faults))
             at += Int.random(in: 6_000...12_000, using: &random)
@@ -70,9 +77,14 @@ enum FaultPlan {
         return steps
     }
 
-    /// The kind by a roll of 0..<100: kill 36, pause 22, term 22, kill-mid-commit 10, disk-full 10.
-    static func kind(roll: Int) -> FaultKind {
-        let weights: [(FaultKind, Int)] = [(.kill, 36), (.pause, 22), (.term, 22), (.killMidCommit, 10), (.diskFull, 10)]
+    /// The kind by a roll of 0..<100: without `--net` kill 36, pause 22, term 22,
+    /// kill-mid-commit 10, disk-full 10; with it kill 30, pause 18, term 18, kill-mid-commit 10,
+    /// disk-full 8, link-cut 8, slow-link 8.
+    static func kind(roll: Int, network: Bool) -> FaultKind {
+        let weights: [(FaultKind, Int)] =
+            network
+            ? [(.kill, 30), (.pause, 18), (.term, 18), (.killMidCommit, 10), (.diskFull, 8), (.linkCut, 8), (.slowLink, 8)]
+            : [(.kill, 36), (.pause, 22), (.term, 22), (.killMidCommit, 10), (.diskFull, 10)]
         var bound = 0
         for (kind, weight) in weights {
             bound += weight
@@ -81,13 +93,17 @@ enum FaultPlan {
         return .kill
     }
 
-    private static func fault(_ random: inout SeededRandom, excluding: Set<String>) -> Fault {
-        let kind = kind(roll: Int.random(in: 0..<100, using: &random))
+    private static func fault(_ random: inout SeededRandom, excluding: Set<String>, network: Bool) -> Fault {
+        let kind = kind(roll: Int.random(in: 0..<100, using: &random), network: network)
         switch kind {
         case .killMidCommit where !excluding.contains("persist") && !excluding.contains("kernel"):
             return Fault(kind: .killMidCommit, target: "persist")
         case .diskFull where !excluding.contains("persist"):
             return Fault(kind: .diskFull, target: "persist", holdMs: Int.random(in: 2_000...4_000, using: &random))
+        case .linkCut where !excluding.contains(link):
+            return Fault(kind: .linkCut, target: link, holdMs: Int.random(in: 2_000...8_000, using: &random))
+        case .slowLink where !excluding.contains(link):
+            return Fault(kind: .slowLink, target: link, holdMs: Int.random(in: 5_000...10_000, using: &random))
         default:
             break
         }

@@ -1,4 +1,5 @@
 import Bus
+import BusTestSupport
 import Foundation
 
 /// One step of the schedule as it happened.
@@ -7,7 +8,7 @@ struct FaultRecord: Codable, Sendable {
     var startedMs: Int
     var faults: [Fault]
     /// From the end of the step's faults (the kill, the SIGCONT, the exit after SIGTERM, the
-    /// ballast removed) until the kernel and every service answered
+    /// ballast removed, the link up or fast again) until the kernel and every service answered
     /// again, and after a full disk until persist also held every event written meanwhile; nil
     /// when that did not happen within 60 s.
     var recoveryMs: Int?
@@ -51,16 +52,21 @@ final class Nemesis: Sendable {
     /// persist's own filesystem; nil when it could not be made (`volumeMissing` says why).
     let volume: PersistVolume?
     let volumeMissing: String?
+    /// The kernel's namespace is host 1, the rest host 2 (`--net`).
+    let namespaces: NetworkNamespaces?
     private let records = Locked<[FaultRecord]>([])
 
+    /// The token bucket of a slow link: 1 Mbit/s, 32 kbit burst, at most 400 ms queued.
+    static let slowLink = ["rate", "1mbit", "burst", "32kbit", "latency", "400ms"]
     static let pressureTopics = 10
 
-    init(stack: Stack, history: History, plan: [FaultStep], volume: PersistVolume?, volumeMissing: String?) {
+    init(stack: Stack, history: History, plan: [FaultStep], volume: PersistVolume?, volumeMissing: String?, namespaces: NetworkNamespaces?) {
         self.stack = stack
         self.history = history
         self.plan = plan
         self.volume = volume
         self.volumeMissing = volumeMissing
+        self.namespaces = namespaces
         commits = CommitLog(client: stack.client("chaos-burst"))
     }
 
@@ -127,6 +133,33 @@ final class Nemesis: Sendable {
             return Injected(endMs: end)
         case .diskFull:
             return await fillDisk(hold: .milliseconds(fault.holdMs ?? 3_000))
+        case .linkCut, .slowLink:
+            guard let namespaces else {
+                return Injected(endMs: history.nowMs, skipped: "\(fault.kind.rawValue): the run has no network namespaces (--net)")
+            }
+            do {
+                if fault.kind == .linkCut {
+                    try await namespaces.setLink(1, up: false)
+                } else {
+                    try await namespaces.shape(1, tbf: Self.slowLink)
+                    try await namespaces.shape(2, tbf: Self.slowLink)
+                }
+            } catch {
+                return Injected(endMs: history.nowMs, skipped: "\(fault.kind.rawValue): \(error)")
+            }
+            try? await Task.sleep(for: .milliseconds(fault.holdMs ?? 5_000))
+            var failure: String?
+            do {
+                if fault.kind == .linkCut {
+                    try await namespaces.setLink(1, up: true)
+                } else {
+                    try await namespaces.shape(1, tbf: nil)
+                    try await namespaces.shape(2, tbf: nil)
+                }
+            } catch {
+                failure = "\(fault.kind.rawValue): could not undo: \(error)"
+            }
+            return Injected(endMs: history.nowMs, note: failure)
         }
     }
 

@@ -34,6 +34,8 @@ struct Summary: Codable, Sendable {
     var unrecovered: Int
     var failures: [String]
     var workDirectory: String
+    /// The kernel in a network namespace of its own, its link cut and slowed (`--net`).
+    var network: Bool
     /// The longest recovery of the steps each kind of fault was in.
     var longestRecoveryByKind: [String: Int]
     /// Faults not injected, each with the reason (`disk-full: a mount namespace ... needs root`).
@@ -48,7 +50,8 @@ struct Summary: Codable, Sendable {
 
     /// Two columns, one line per figure.
     var table: String {
-        let kinds = FaultKind.allCases.map { "\($0.rawValue) \(faultsByKind[$0.rawValue] ?? 0)" }.joined(separator: ", ")
+        let kinds = FaultKind.allCases.filter { network || ($0 != .linkCut && $0 != .slowLink) }
+            .map { "\($0.rawValue) \(faultsByKind[$0.rawValue] ?? 0)" }.joined(separator: ", ")
         let recoveries = FaultKind.allCases.compactMap { kind in
             longestRecoveryByKind[kind.rawValue].map { "\(kind.rawValue) " + String(format: "%.1f s", Double($0) / 1000) }
         }.joined(separator: ", ")
@@ -59,6 +62,7 @@ struct Summary: Codable, Sendable {
             ("seed", "\(seed)"),
             ("minutes", String(format: "%.1f", minutes)),
             ("security", secure ? "CURVE" : "off"),
+            ("network namespaces", network ? "on (the kernel's link cut and slowed)" : "off"),
             ("fault steps", "\(faultSteps)"),
             ("faults by kind", kinds),
             ("operations", "\(operations) (ok \(ok), failed \(failed), unknown \(unknown))"),

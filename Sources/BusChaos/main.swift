@@ -25,28 +25,45 @@ let log: @Sendable (String) -> Void = { line in
 }
 
 if options.planOnly {
-    let plan = FaultPlan.make(seed: options.seed, durationMs: History.ms(options.duration))
+    let plan = FaultPlan.make(seed: options.seed, durationMs: History.ms(options.duration), network: options.net)
     for step in plan {
         print("\(FaultStep.seconds(step.atMs))  " + step.faults.map(\.label).joined(separator: " + "))
     }
     exit(0)
 }
 
-// As root, the run happens in a process of its own inside its mount namespace (Sandbox); this
-// one waits for it.
+// As root, the run happens in a process of its own inside its namespaces (Sandbox); this one
+// waits for it and removes the network namespaces on every way out.
 if Sandbox.isInside {
     ParentWatch.startIfAsked(logger: Logger(label: "chaos", level: .warning))
 } else {
-    if let missing = await Sandbox.unavailableReason() {
+    let missing = await Sandbox.unavailableReason()
+    if options.net {
+        if let reason = missing ?? NetworkNamespaces.unavailableReason {
+            FileHandle.standardError.write(Data("BusChaos: --net cannot run here: \(reason)\n".utf8))
+            exit(70)
+        }
+    }
+    if let missing {
         options.sandboxMissing = missing
     } else {
+        var namespaces: NetworkNamespaces?
+        if options.net {
+            do {
+                namespaces = try await NetworkNamespaces.create(hosts: 2)
+            } catch {
+                FileHandle.standardError.write(Data("BusChaos: --net: cannot make the network namespaces: \(error)\n".utf8))
+                exit(70)
+            }
+        }
         let status: Int32
         do {
-            status = try Sandbox.runInside(arguments: Array(CommandLine.arguments.dropFirst()))
+            status = try Sandbox.runInside(arguments: Array(CommandLine.arguments.dropFirst()), namespaces: namespaces)
         } catch {
-            FileHandle.standardError.write(Data("BusChaos: cannot start the run in its namespace: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("BusChaos: cannot start the run in its namespaces: \(error)\n".utf8))
             status = 70
         }
+        await namespaces?.remove()
         exit(status)
     }
 }
