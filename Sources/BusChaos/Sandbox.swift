@@ -57,6 +57,9 @@ enum Sandbox {
         process.terminationHandler = { _ in ended.signal() }
         try process.run()
         let child = process.processIdentifier
+        // Ignored here, so the sources below receive them and this process lives on to clean up.
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
         let forwards = [SIGINT, SIGTERM].map { number in
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { kill(child, number) }

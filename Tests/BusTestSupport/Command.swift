@@ -37,7 +37,9 @@ public enum Command {
         for await _ in ended.stream {}
         timer.cancel()
         let line = ([executable] + arguments).joined(separator: " ")
-        guard process.terminationReason == .exit else { throw CommandError("\(line) was killed (signal \(process.terminationStatus)) after \(timeout)") }
+        guard process.terminationReason == .exit else {
+            throw CommandError("\(line) was killed (signal \(process.terminationStatus)) after \(timeout)")
+        }
         guard process.terminationStatus == 0 else {
             throw CommandError("\(line) failed (exit \(process.terminationStatus)): \(output.text(error: true))")
         }
@@ -59,7 +61,11 @@ public enum Command {
         private let lock = NSLock()
         private var value: Int
         init(_ value: Int) { self.value = value }
-        func decrement() -> Int { lock.withLock { value -= 1; return value } }
+        func decrement() -> Int {
+            lock.withLock {
+                value -= 1; return value
+            }
+        }
     }
 }
 

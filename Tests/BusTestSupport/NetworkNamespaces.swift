@@ -84,7 +84,9 @@ public struct NetworkNamespaces: Sendable {
     /// kernel, tbf is), or removes it (nil).
     public func shape(_ host: Int, tbf parameters: [String]?) async throws {
         let command: [String] =
-            if let parameters { ["tc", "qdisc", "replace", "dev", "eth0", "root", "tbf"] + parameters } else { ["tc", "qdisc", "del", "dev", "eth0", "root"] }
+            if let parameters { ["tc", "qdisc", "replace", "dev", "eth0", "root", "tbf"] + parameters } else {
+                ["tc", "qdisc", "del", "dev", "eth0", "root"]
+            }
         let inside = inside(host, command[0], Array(command.dropFirst()))
         try await Self.run(inside.executable, inside.arguments)
     }
