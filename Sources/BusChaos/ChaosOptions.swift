@@ -22,12 +22,17 @@ struct ChaosOptions: Sendable {
     var net = false
     /// The size of persist's own filesystem (the `disk-full` fault fills it).
     var persistFilesystemMB = 256
+    /// A fault step every `faultInterval` (a range, drawn from the seed).
+    var faultInterval: ClosedRange<Int> = 6_000...12_000
+    /// How often the resources of every process are sampled.
+    var sampleEvery: Duration = .seconds(5)
     /// Set when the run has no mount namespace of its own: why (disk-full faults are skipped).
     var sandboxMissing: String?
 
     static let usage = """
         usage: BusChaos --seed N (--minutes M | --seconds S) [--json] [--secure] [--net] [--bin-dir DIR] [--root DIR]
-                        [--work-dir DIR] [--late-slack-ms MS] [--persist-fs-mb MB] [--plan]
+                        [--work-dir DIR] [--late-slack-ms MS] [--fault-interval MIN-MAX] [--persist-fs-mb MB]
+                        [--sample-every S] [--plan]
 
         Starts the kernel, persist, auth, feed, weather and events as separate processes on free
         loopback ports (upstreams: the local servers in Tests/interop), runs clients that follow
@@ -35,7 +40,9 @@ struct ChaosOptions: Sendable {
         nemesis kills, pauses and stops processes; then crashes the whole stack, starts it again
         and checks that every acknowledged write is there. As root, persist's data directory is a
         small tmpfs of the run's own that the nemesis fills (disk-full); with --net the kernel runs
-        in a network namespace whose link the nemesis cuts and slows. Exit status: 0 when every check
+        in a network namespace whose link the nemesis cuts and slows. --fault-interval (seconds,
+        default 6-12) spaces the fault steps; the resources of every process are sampled every
+        --sample-every seconds (default 5) into resources.jsonl. Exit status: 0 when every check
         passed, 1 when one failed, 64 for bad arguments, 70 when the stack could not start.
         """
 
@@ -79,6 +86,14 @@ struct ChaosOptions: Sendable {
                 let mb = try number(argument)
                 guard mb >= 16 else { throw ChaosUsageError("--persist-fs-mb must be at least 16") }
                 options.persistFilesystemMB = Int(mb)
+            case "--sample-every": options.sampleEvery = .milliseconds(Int64(try number(argument) * 1000))
+            case "--fault-interval":
+                let text = try value(argument)
+                let bounds = text.split(separator: "-").compactMap { Double($0) }
+                guard bounds.count == 2, bounds[0] >= 1, bounds[1] >= bounds[0] else {
+                    throw ChaosUsageError("--fault-interval expects MIN-MAX seconds (e.g. 6-12), got '\(text)'")
+                }
+                options.faultInterval = Int(bounds[0] * 1000)...Int(bounds[1] * 1000)
             case "-h", "--help": throw ChaosUsageError(nil)
             default: throw ChaosUsageError("unknown argument '\(argument)'")
             }

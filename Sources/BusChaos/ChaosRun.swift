@@ -15,7 +15,7 @@ struct ChaosRun {
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("bus-chaos-\(options.seed)-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         let durationMs = History.ms(options.duration)
-        let plan = FaultPlan.make(seed: options.seed, durationMs: durationMs, network: options.net)
+        let plan = FaultPlan.make(seed: options.seed, durationMs: durationMs, network: options.net, interval: options.faultInterval)
         log("[chaos] seed \(options.seed), \(String(format: "%.1f", Double(durationMs) / 60_000)) min, work folder \(work.path)")
         for step in plan {
             log("[plan]    \(FaultStep.seconds(step.atMs))  " + step.faults.map(\.label).joined(separator: " + "))
@@ -66,6 +66,10 @@ struct ChaosRun {
         log("[chaos] stack up: kernel on \(stack.endpoints.requests), logs in \(work.appendingPathComponent("logs").path)")
         let history = History(file: work.appendingPathComponent("history.jsonl"))
         defer { history.close() }
+        let watch = ResourceWatch(
+            processes: [stack.kernel] + Stack.services.map { stack.process($0) }, history: history,
+            file: work.appendingPathComponent("resources.jsonl"), every: options.sampleEvery)
+        watch.start()
         let workload = Workload(stack: stack, history: history, seed: options.seed)
         let setup = stack.client("chaos-setup")
         defer { Task { await setup.close() } }
@@ -113,6 +117,7 @@ struct ChaosRun {
         let behind = await persistBehind(setup, topics: ["weather.state", "events.index"] + (try await itemTopics(setup)))
         if !behind.isEmpty { failures.append("persist did not catch up with \(behind.joined(separator: ", ")) within 15 s") }
 
+        await watch.stop()
         log("[chaos] SIGKILL of every process, then a restart")
         try await stack.crashAndRestart()
         let final = try await readState(setup, user: user)
@@ -145,6 +150,7 @@ struct ChaosRun {
             }
         }
         let diskFulls = records.compactMap(\.diskFull)
+        let resources = ResourceBounds.growth(watch.samples, run: options.duration)
         let count = { (verdict: String) in verdicts.filter { $0.verdict == verdict }.count }
         var summary = Summary(
             seed: options.seed, minutes: Double(durationMs) / 60_000, secure: options.secure, faultsByKind: byKind, faultSteps: records.count,
@@ -159,7 +165,8 @@ struct ChaosRun {
             longestRecoveryMs: records.compactMap(\.recoveryMs).max(), unrecovered: records.filter { $0.recoveryMs == nil }.count,
             failures: failures, workDirectory: work.path, network: faults.namespaces != nil, longestRecoveryByKind: recoveryByKind,
             skipped: records.flatMap(\.skipped), diskFullFaults: diskFulls.count,
-            diskFullReported: diskFulls.filter { $0.reportedAfterMs != nil }.count, diskFullPublished: diskFulls.reduce(0) { $0 + $1.published })
+            diskFullReported: diskFulls.filter { $0.reportedAfterMs != nil }.count, diskFullPublished: diskFulls.reduce(0) { $0 + $1.published },
+            resources: resources)
         if summary.lost > 0 { summary.failures.append("\(summary.lost) acknowledged write(s) lost") }
         if summary.unexplained > 0 { summary.failures.append("\(summary.unexplained) key(s) hold a value no write explains") }
         if votesMissing > 0 { summary.failures.append("\(votesMissing) acknowledged vote(s) never reached the upstream") }
@@ -173,6 +180,9 @@ struct ChaosRun {
             summary.failures.append("\(summary.observeNotConverged) observe stream(s) did not reach the current value")
         }
         if summary.unrecovered > 0 { summary.failures.append("\(summary.unrecovered) fault(s) not recovered within 60 s") }
+        for growth in resources where !growth.exceeded.isEmpty {
+            summary.failures.append("\(growth.process) grew over \(growth.livedMs / 60_000) min: \(growth.exceeded.joined(separator: ", "))")
+        }
         if summary.ok == 0 { summary.failures.append("no operation was acknowledged") }
         return summary
     }

@@ -51,18 +51,19 @@ struct FaultStep: Codable, Sendable, Equatable {
     }
 }
 
-/// The nemesis's schedule, a function of the seed, the run's length and `--net` only.
+/// The nemesis's schedule, a function of the seed, the run's length and the options that add or
+/// space faults (`--net`, `--fault-interval`) only.
 enum FaultPlan {
     /// Every process the nemesis may hit.
     static let targets = ["kernel", "persist", "auth", "feed", "weather", "events"]
     /// The target of the network faults: the kernel's link to everything else.
     static let link = "link"
 
-    /// A step every 6-12 s from 5 s on, until 8 s before the end; about one in five
+    /// A step every 6-12 s (`interval`) from 5 s on, until 8 s before the end; about one in five
     /// steps carries a second fault on another target. Pauses last 4-6 s: above the 3 s
     /// heartbeat expiry (1 s heartbeat, liveness 3); a full disk is held 2-4 s once persist
     /// failed to write, a cut link 2-8 s, a slow link 5-10 s.
-    static func make(seed: UInt64, durationMs: Int, network: Bool = false) -> [FaultStep] {
+    static func make(seed: UInt64, durationMs: Int, network: Bool = false, interval: ClosedRange<Int> = 6_000...12_000) -> [FaultStep] {
         var random = SeededRandom(seed: seed)
         var steps: [FaultStep] = []
         var at = 5_000
@@ -72,7 +73,7 @@ enum FaultPlan {
                 faults.append(fault(&random, excluding: Set(faults.map(\.target)), network: network))
             }
             steps.append(FaultStep(atMs: at, faults: faults))
-            at += Int.random(in: 6_000...12_000, using: &random)
+            at += Int.random(in: interval, using: &random)
         }
         return steps
     }

@@ -45,6 +45,8 @@ struct Summary: Codable, Sendable {
     var diskFullReported: Int
     /// Retained events published while persist's disk was full.
     var diskFullPublished: Int
+    /// Per process, the first and last window of its longest-lived instance.
+    var resources: [ResourceGrowth]
 
     var passed: Bool { failures.isEmpty }
 
@@ -83,8 +85,12 @@ struct Summary: Codable, Sendable {
             ("longest recovery by kind", recoveryText),
             ("unrecovered faults", "\(unrecovered)"),
         ]
+        for growth in resources {
+            let verdict = growth.judged ? (growth.exceeded.isEmpty ? " (within bounds)" : " EXCEEDED") : " (not judged: short)"
+            rows.append(("resources: \(growth.process)", growth.figure + verdict))
+        }
         rows += [
-            ("result", passed ? "PASS" : "FAIL: " + failures.joined(separator: "; ")),
+            ("result", passed ? "PASS" : "FAIL: " + failures.joined(separator: "; "))
         ]
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")

@@ -25,7 +25,7 @@ let log: @Sendable (String) -> Void = { line in
 }
 
 if options.planOnly {
-    let plan = FaultPlan.make(seed: options.seed, durationMs: History.ms(options.duration), network: options.net)
+    let plan = FaultPlan.make(seed: options.seed, durationMs: History.ms(options.duration), network: options.net, interval: options.faultInterval)
     for step in plan {
         print("\(FaultStep.seconds(step.atMs))  " + step.faults.map(\.label).joined(separator: " + "))
     }
