@@ -57,7 +57,10 @@ struct Summary: Codable, Sendable {
         let recoveries = FaultKind.allCases.compactMap { kind in
             longestRecoveryByKind[kind.rawValue].map { "\(kind.rawValue) " + String(format: "%.1f s", Double($0) / 1000) }
         }.joined(separator: ", ")
-        let reasons = Set(skipped.map { $0.split(separator: ":", maxSplits: 1).map(String.init) }.map { $0.count == 2 ? $0[1] : $0[0] })
+        let reasons = Set(
+            skipped.map { $0.split(separator: ":", maxSplits: 1).map(String.init) }.map {
+                ($0.count == 2 ? $0[1] : $0[0]).trimmingCharacters(in: .whitespaces)
+            })
         let skippedText = skipped.isEmpty ? "0" : "\(skipped.count) (" + reasons.sorted().joined(separator: "; ") + ")"
         let recoveryText = recoveries.isEmpty ? "-" : recoveries
         var rows: [(String, String)] = [
