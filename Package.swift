@@ -46,7 +46,7 @@ let package = Package(
         // benchmark (which runs a kernel in process); unit-tested without sockets.
         .target(name: "PersistCore", dependencies: ["Bus", "CSQLite", "BusKernel"]),
         .executableTarget(name: "PersistService", dependencies: ["Bus", "PersistCore"]),
-        // What every test target shares (waiting on conditions with deadlines).
+        // What every test target and BusChaos share (waiting on conditions, network namespaces).
         .target(name: "BusTestSupport", path: "Tests/BusTestSupport"),
         .testTarget(name: "PersistTests", dependencies: ["PersistCore", "Bus", "BusTestSupport"]),
         .testTarget(name: "BusTests", dependencies: ["Bus", "BusKernel", "BusWire", "BusZMQ", "BusSupport"]),
@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "EventCoreTests", dependencies: ["EventCore", "ServiceKit", "ServiceKitTesting", "Bus"], exclude: ["Fixtures"]),
         .testTarget(name: "AuthServiceTests", dependencies: ["AuthCore", "ServiceKit", "BusTestSupport"]),
         // The seeded fault run over the whole stack (scripts/chaos, docs/RELIABILITY.md).
-        .executableTarget(name: "BusChaos", dependencies: ["Bus"]),
+        .executableTarget(name: "BusChaos", dependencies: ["Bus", "BusTestSupport"]),
         // A fixture service the integration tests run as a real process.
         .executableTarget(name: "BusTestService", dependencies: ["Bus"], path: "Tests/BusTestService"),
         .testTarget(

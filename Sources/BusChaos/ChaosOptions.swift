@@ -18,16 +18,31 @@ struct ChaosOptions: Sendable {
     var lateSlack: Duration = .seconds(1)
     /// Print the schedule and exit.
     var planOnly = false
+    /// Network faults: the kernel in a network namespace of its own, its link cut and slowed.
+    var net = false
+    /// The size of persist's own filesystem (the `disk-full` fault fills it).
+    var persistFilesystemMB = 256
+    /// A fault step every `faultInterval` (a range, drawn from the seed).
+    var faultInterval: ClosedRange<Int> = 6_000...12_000
+    /// How often the resources of every process are sampled.
+    var sampleEvery: Duration = .seconds(5)
+    /// Set when the run has no mount namespace of its own: why (disk-full faults are skipped).
+    var sandboxMissing: String?
 
     static let usage = """
-        usage: BusChaos --seed N (--minutes M | --seconds S) [--json] [--secure] [--bin-dir DIR] [--root DIR]
-                        [--work-dir DIR] [--late-slack-ms MS] [--plan]
+        usage: BusChaos --seed N (--minutes M | --seconds S) [--json] [--secure] [--net] [--bin-dir DIR] [--root DIR]
+                        [--work-dir DIR] [--late-slack-ms MS] [--fault-interval MIN-MAX] [--persist-fs-mb MB]
+                        [--sample-every S] [--plan]
 
         Starts the kernel, persist, auth, feed, weather and events as separate processes on free
         loopback ports (upstreams: the local servers in Tests/interop), runs clients that follow
         and unfollow cities, like and RSVP events, sign in and out and vote while a seeded
         nemesis kills, pauses and stops processes; then crashes the whole stack, starts it again
-        and checks that every acknowledged write is there. Exit status: 0 when every check
+        and checks that every acknowledged write is there. As root, persist's data directory is a
+        small tmpfs of the run's own that the nemesis fills (disk-full); with --net the kernel runs
+        in a network namespace whose link the nemesis cuts and slows. --fault-interval (seconds,
+        default 6-12) spaces the fault steps; the resources of every process are sampled every
+        --sample-every seconds (default 5) into resources.jsonl. Exit status: 0 when every check
         passed, 1 when one failed, 64 for bad arguments, 70 when the stack could not start.
         """
 
@@ -66,6 +81,19 @@ struct ChaosOptions: Sendable {
             case "--root": options.root = URL(fileURLWithPath: try value(argument))
             case "--work-dir": options.workDirectory = URL(fileURLWithPath: try value(argument))
             case "--late-slack-ms": options.lateSlack = .milliseconds(Int64(try number(argument)))
+            case "--net": options.net = true
+            case "--persist-fs-mb":
+                let mb = try number(argument)
+                guard mb >= 16 else { throw ChaosUsageError("--persist-fs-mb must be at least 16") }
+                options.persistFilesystemMB = Int(mb)
+            case "--sample-every": options.sampleEvery = .milliseconds(Int64(try number(argument) * 1000))
+            case "--fault-interval":
+                let text = try value(argument)
+                let bounds = text.split(separator: "-").compactMap { Double($0) }
+                guard bounds.count == 2, bounds[0] >= 1, bounds[1] >= bounds[0] else {
+                    throw ChaosUsageError("--fault-interval expects MIN-MAX seconds (e.g. 6-12), got '\(text)'")
+                }
+                options.faultInterval = Int(bounds[0] * 1000)...Int(bounds[1] * 1000)
             case "-h", "--help": throw ChaosUsageError(nil)
             default: throw ChaosUsageError("unknown argument '\(argument)'")
             }

@@ -83,20 +83,27 @@ extension ChaosRun {
 
     /// Topics whose snapshot in `persist` is older than the kernel's value after 15 s.
     func persistBehind(_ client: BusClient, topics: [String]) async -> [String] {
-        struct Stored: Decodable { var seq: UInt64 }
         var behind = Set(topics)
         _ = await Stack.until(.seconds(15)) {
-            for topic in behind {
-                guard let kernel = (try? await client.retained(topic, timeout: .seconds(2)))?.meta.seq,
-                    let reply = try? await client.call(
-                        "persist", "restore", payload: Array(try JSONEncoder().encode(["topic": topic])), timeout: .seconds(2)),
-                    reply.status == 200, let stored = try? JSONDecoder().decode(Stored.self, from: Data(reply.payload))
-                else { continue }
-                if stored.seq >= kernel { behind.remove(topic) }
-            }
+            for topic in behind where await Self.persistHolds(client, topic) { behind.remove(topic) }
             return behind.isEmpty
         }
         return behind.sorted()
+    }
+
+    /// Whether `persist`'s snapshot of `topic` is at least as new as the kernel's retained
+    /// value (true when the kernel holds none); false when either does not answer.
+    static func persistHolds(_ client: BusClient, _ topic: String) async -> Bool {
+        struct Stored: Decodable { var seq: UInt64 }
+        let retained: RetainedValue?
+        do { retained = try await client.retained(topic, timeout: .seconds(2)) } catch { return false }
+        guard let kernel = retained?.meta.seq else { return true }
+        guard
+            let reply = try? await client.call(
+                "persist", "restore", payload: Array((try? JSONEncoder().encode(["topic": topic])) ?? Data()), timeout: .seconds(2)),
+            reply.status == 200, let stored = try? JSONDecoder().decode(Stored.self, from: Data(reply.payload))
+        else { return false }
+        return stored.seq >= kernel
     }
 
     /// Burst events `persist.committed` listed that `persist.history` does not hold.

@@ -1,4 +1,5 @@
 import Bus
+import BusTestSupport
 import Foundation
 
 /// One fault run: the stack up, the clients working while the nemesis runs its schedule, then
@@ -14,28 +15,61 @@ struct ChaosRun {
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("bus-chaos-\(options.seed)-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         let durationMs = History.ms(options.duration)
-        let plan = FaultPlan.make(seed: options.seed, durationMs: durationMs)
+        let plan = FaultPlan.make(seed: options.seed, durationMs: durationMs, network: options.net, interval: options.faultInterval)
         log("[chaos] seed \(options.seed), \(String(format: "%.1f", Double(durationMs) / 60_000)) min, work folder \(work.path)")
         for step in plan {
             log("[plan]    \(FaultStep.seconds(step.atMs))  " + step.faults.map(\.label).joined(separator: " + "))
         }
 
-        let stack = try Stack(options: options, work: work)
+        let namespaces = Sandbox.namespaces
+        if options.net && namespaces == nil { throw ChaosFailure("--net: the run is not inside its network namespaces") }
+        let stack = try Stack(options: options, work: work, namespaces: namespaces)
+        var volume: PersistVolume?
+        var volumeMissing = options.sandboxMissing
+        if volumeMissing == nil {
+            do {
+                volume = try await PersistVolume.mount(at: stack.persistState, megabytes: options.persistFilesystemMB)
+            } catch {
+                volumeMissing = "cannot mount a tmpfs for persist: \(error)"
+            }
+        }
+        if let volumeMissing {
+            log("[chaos] disk-full faults will be SKIPPED: \(volumeMissing)")
+        } else {
+            log("[chaos] persist's data directory is a \(options.persistFilesystemMB) MiB tmpfs of the run's own")
+        }
+        if let namespaces {
+            log("[chaos] the kernel runs in network namespace \(namespaces.name(1)) (\(namespaces.address(1))), the rest in \(namespaces.name(2))")
+        }
+        let faults = FaultSetup(volume: volume, volumeMissing: volumeMissing, namespaces: namespaces)
         do {
-            let summary = try await run(stack: stack, plan: plan, work: work, durationMs: durationMs)
+            let summary = try await run(stack: stack, plan: plan, work: work, durationMs: durationMs, faults: faults)
             await stack.shutdown()
+            await volume?.saveAndUnmount(to: work.appendingPathComponent("state/persist-volume"))
             return summary
         } catch {
             await stack.shutdown()
+            await volume?.saveAndUnmount(to: work.appendingPathComponent("state/persist-volume"))
             throw error
         }
     }
 
-    private func run(stack: Stack, plan: [FaultStep], work: URL, durationMs: Int) async throws -> Summary {
+    /// What the nemesis needs beyond the stack for the faults of kinds that need support.
+    struct FaultSetup {
+        var volume: PersistVolume?
+        var volumeMissing: String?
+        var namespaces: NetworkNamespaces?
+    }
+
+    private func run(stack: Stack, plan: [FaultStep], work: URL, durationMs: Int, faults: FaultSetup) async throws -> Summary {
         try await stack.start()
         log("[chaos] stack up: kernel on \(stack.endpoints.requests), logs in \(work.appendingPathComponent("logs").path)")
         let history = History(file: work.appendingPathComponent("history.jsonl"))
         defer { history.close() }
+        let watch = ResourceWatch(
+            processes: [stack.kernel] + Stack.services.map { stack.process($0) }, history: history,
+            file: work.appendingPathComponent("resources.jsonl"), every: options.sampleEvery)
+        watch.start()
         let workload = Workload(stack: stack, history: history, seed: options.seed)
         let setup = stack.client("chaos-setup")
         defer { Task { await setup.close() } }
@@ -65,7 +99,8 @@ struct ChaosRun {
 
         let observers = Observers(stack: stack)
         try await observers.start()
-        let nemesis = Nemesis(stack: stack, history: history, plan: plan)
+        let nemesis = Nemesis(
+            stack: stack, history: history, plan: plan, volume: faults.volume, volumeMissing: faults.volumeMissing, namespaces: faults.namespaces)
         let base = history.nowMs
         log("[chaos] clients working for \(durationMs / 1000) s")
         let clients = Task { await workload.run() }
@@ -82,6 +117,7 @@ struct ChaosRun {
         let behind = await persistBehind(setup, topics: ["weather.state", "events.index"] + (try await itemTopics(setup)))
         if !behind.isEmpty { failures.append("persist did not catch up with \(behind.joined(separator: ", ")) within 15 s") }
 
+        await watch.stop()
         log("[chaos] SIGKILL of every process, then a restart")
         try await stack.crashAndRestart()
         let final = try await readState(setup, user: user)
@@ -106,7 +142,15 @@ struct ChaosRun {
         try JSONEncoder().encode(streams).write(to: work.appendingPathComponent("observed.json"))
 
         var byKind: [String: Int] = [:]
-        for record in records { for fault in record.faults { byKind[fault.kind.rawValue, default: 0] += 1 } }
+        var recoveryByKind: [String: Int] = [:]
+        for record in records {
+            for fault in record.faults {
+                byKind[fault.kind.rawValue, default: 0] += 1
+                if let ms = record.recoveryMs { recoveryByKind[fault.kind.rawValue] = max(recoveryByKind[fault.kind.rawValue] ?? 0, ms) }
+            }
+        }
+        let diskFulls = records.compactMap(\.diskFull)
+        let resources = ResourceBounds.growth(watch.samples, run: options.duration)
         let count = { (verdict: String) in verdicts.filter { $0.verdict == verdict }.count }
         var summary = Summary(
             seed: options.seed, minutes: Double(durationMs) / 60_000, secure: options.secure, faultsByKind: byKind, faultSteps: records.count,
@@ -119,7 +163,10 @@ struct ChaosRun {
             observeGaps: streams.reduce(0) { $0 + $1.gaps }, observeStartedBehind: streams.filter(\.startedBehind).count,
             observeNotConverged: streams.filter { $0.converged == false }.count,
             longestRecoveryMs: records.compactMap(\.recoveryMs).max(), unrecovered: records.filter { $0.recoveryMs == nil }.count,
-            failures: failures, workDirectory: work.path)
+            failures: failures, workDirectory: work.path, network: faults.namespaces != nil, longestRecoveryByKind: recoveryByKind,
+            skipped: records.flatMap(\.skipped), diskFullFaults: diskFulls.count,
+            diskFullReported: diskFulls.filter { $0.reportedAfterMs != nil }.count, diskFullPublished: diskFulls.reduce(0) { $0 + $1.published },
+            resources: resources)
         if summary.lost > 0 { summary.failures.append("\(summary.lost) acknowledged write(s) lost") }
         if summary.unexplained > 0 { summary.failures.append("\(summary.unexplained) key(s) hold a value no write explains") }
         if votesMissing > 0 { summary.failures.append("\(votesMissing) acknowledged vote(s) never reached the upstream") }
@@ -133,6 +180,9 @@ struct ChaosRun {
             summary.failures.append("\(summary.observeNotConverged) observe stream(s) did not reach the current value")
         }
         if summary.unrecovered > 0 { summary.failures.append("\(summary.unrecovered) fault(s) not recovered within 60 s") }
+        for growth in resources where !growth.exceeded.isEmpty {
+            summary.failures.append("\(growth.process) grew over \(growth.livedMs / 60_000) min: \(growth.exceeded.joined(separator: ", "))")
+        }
         if summary.ok == 0 { summary.failures.append("no operation was acknowledged") }
         return summary
     }

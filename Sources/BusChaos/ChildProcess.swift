@@ -23,6 +23,10 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     var pid: Int32? { lock.withLock { $0.process.flatMap { $0.isRunning ? $0.processIdentifier : nil } } }
+    /// The running instance's pid and which start it is (1 = the first), read together.
+    var running: (pid: Int32, instance: Int)? {
+        lock.withLock { state in state.process.flatMap { $0.isRunning ? ($0.processIdentifier, state.starts) : nil } }
+    }
     var isRunning: Bool { lock.withLock { $0.process?.isRunning ?? false } }
 
     /// Starts a new instance; output goes to the end of the log file.

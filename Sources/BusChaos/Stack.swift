@@ -1,9 +1,12 @@
 import Bus
+import BusTestSupport
 import Foundation
 
 /// The whole bus as separate processes on free loopback ports, started the way `busctl up`
 /// starts it (same arguments and environment), with the upstreams served by the local test
 /// servers in Tests/interop. The run is the supervisor: the nemesis restarts what it killed.
+/// With network namespaces (`--net`), the kernel runs in host 1 on that host's address and
+/// everything else in host 2, where the run itself is.
 final class Stack: @unchecked Sendable {
     // @unchecked: every stored property is set in init and never changed.
     /// The package's services in `busctl up`'s start order.
@@ -21,12 +24,12 @@ final class Stack: @unchecked Sendable {
     let redditLog: URL
     private let probe: BusClient
 
-    init(options: ChaosOptions, work: URL) throws {
+    init(options: ChaosOptions, work: URL, namespaces: NetworkNamespaces?) throws {
         self.work = work
         let logs = work.appendingPathComponent("logs")
         try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
         guard let base = FreePorts.kernelBase() else { throw StackError("no three consecutive free loopback ports") }
-        endpoints = try Endpoints(kernel: "tcp://127.0.0.1:\(base)")
+        endpoints = try Endpoints(kernel: "tcp://\(namespaces?.address(1) ?? "127.0.0.1"):\(base)")
 
         if options.secure {
             let dir = work.appendingPathComponent("keys")
@@ -77,8 +80,11 @@ final class Stack: @unchecked Sendable {
         ]
         if let keys { common += ["--keys", keys.path] }
         let watch = ["BUS_EXIT_WITH_PARENT": String(getpid())]
+        // In host 1 through `ip netns exec`, which execs the kernel in place: the pid is its own.
+        let kernelCommand = namespaces?.inside(1, busctl, ["kernel"] + common) ?? (executable: busctl, arguments: ["kernel"] + common)
         kernel = ChildProcess(
-            name: "kernel", executable: busctl, arguments: ["kernel"] + common, environment: watch, log: logs.appendingPathComponent("kernel.log"))
+            name: "kernel", executable: kernelCommand.executable, arguments: kernelCommand.arguments, environment: watch,
+            log: logs.appendingPathComponent("kernel.log"))
         let extra: [String: [String]] = [
             "auth": [
                 "--token-callers", "feed", "--provider", "oauth", "--oauth-authorize-url", "\(oauthBase)/authorize", "--oauth-token-url",
@@ -91,6 +97,9 @@ final class Stack: @unchecked Sendable {
                 "--upstream-timeout", "2",
             ],
             "events": ["--import-sample"],
+            // The run's own topics are never removed by retention (also not when the disk is
+            // full), so the check finds every event persist acknowledged as committed.
+            "persist": ["--retention", "chaos.=-:-,*=30d:10000"],
         ]
         let executables = [
             "persist": "PersistService", "auth": "AuthService", "feed": "FeedService", "weather": "WeatherService", "events": "EventService",
@@ -126,6 +135,9 @@ final class Stack: @unchecked Sendable {
         if let keys { options.security = try? ClientSecurity.load(keys: keys, identity: clientIdentity) }
         return BusClient(options: options)
     }
+
+    /// persist's data directory (`--state-dir`).
+    var persistState: URL { work.appendingPathComponent("state/persist") }
 
     func client(_ name: String) -> BusClient { Self.client(endpoints: endpoints, keys: keys, name: name) }
 

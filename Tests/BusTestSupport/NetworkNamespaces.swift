@@ -1,4 +1,3 @@
-import BusTestSupport
 import Foundation
 
 /// Network namespaces standing in for separate hosts: a switch namespace with a bridge, and one
@@ -7,34 +6,42 @@ import Foundation
 /// random tag, so runs never share a namespace; ``remove()`` deletes them all, and a run that
 /// died without removing its own has them deleted by the next run (``sweepOrphans()``).
 /// The test process itself never sends to these addresses: everything runs inside.
-struct NetworkNamespaces: Sendable {
-    static let prefix = "swiftbus-mh-"
-    static let ip = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) }
+/// Used by the multi-host tests and by the fault run (`BusChaos --net`).
+public struct NetworkNamespaces: Sendable {
+    public static let prefix = "swiftbus-mh-"
+    public static let ip = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     /// Why these tests cannot run here, nil when they can: creating namespaces needs root and
     /// iproute2.
-    static var unavailableReason: String? {
+    public static var unavailableReason: String? {
         if getuid() != 0 { return "network namespaces need root (uid \(getuid())); the multi-host test runs as root only" }
         if ip == nil { return "iproute2's `ip` is not installed (apt-get install iproute2)" }
         return nil
     }
 
     /// The switch's namespace and each host's, in host order (host 1 first).
-    let switchName: String
-    let hostNames: [String]
+    public let switchName: String
+    public let hostNames: [String]
     /// The first three octets of the hosts' /24, e.g. "10.213.7".
-    let subnet: String
+    public let subnet: String
+
+    /// A set made by ``create(hosts:)``, named again (by another process of the same run).
+    public init(switchName: String, hostNames: [String], subnet: String) {
+        self.switchName = switchName
+        self.hostNames = hostNames
+        self.subnet = subnet
+    }
 
     /// Host `n`'s (1-based) address inside the namespaces.
-    func address(_ host: Int) -> String { "\(subnet).\(host)" }
+    public func address(_ host: Int) -> String { "\(subnet).\(host)" }
 
     /// Host `n`'s namespace name.
-    func name(_ host: Int) -> String { hostNames[host - 1] }
+    public func name(_ host: Int) -> String { hostNames[host - 1] }
 
     /// Creates the switch and `hosts` hosts. Throws with `ip`'s message when a step fails, after
     /// removing what was made.
-    static func create(hosts: Int) async throws -> NetworkNamespaces {
-        guard let ip else { throw HarnessError("iproute2's `ip` is not installed") }
+    public static func create(hosts: Int) async throws -> NetworkNamespaces {
+        guard let ip else { throw CommandError("iproute2's `ip` is not installed") }
         await sweepOrphans()
         let tag = "\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))"
         let namespaces = NetworkNamespaces(
@@ -63,25 +70,37 @@ struct NetworkNamespaces: Sendable {
 
     /// The executable and arguments that run `command` inside host `n`'s namespace
     /// (`ip netns exec` execs it in place: the pid is the command's).
-    func inside(_ host: Int, _ executable: String, _ arguments: [String]) -> (executable: String, arguments: [String]) {
+    public func inside(_ host: Int, _ executable: String, _ arguments: [String]) -> (executable: String, arguments: [String]) {
         (Self.ip ?? "ip", ["netns", "exec", name(host), executable] + arguments)
     }
 
     /// Cuts (or restores) host `n`'s cable: its `eth0` down or up.
-    func setLink(_ host: Int, up: Bool) async throws {
+    public func setLink(_ host: Int, up: Bool) async throws {
         try await Self.run(Self.ip ?? "ip", ["-n", name(host), "link", "set", "eth0", up ? "up" : "down"])
+    }
+
+    /// Slows host `n`'s outgoing traffic with a token bucket (`tc qdisc replace dev eth0 root
+    /// tbf <parameters>`, e.g. `rate 1mbit burst 32kbit latency 400ms`; netem is not in every
+    /// kernel, tbf is), or removes it (nil).
+    public func shape(_ host: Int, tbf parameters: [String]?) async throws {
+        let command: [String] =
+            if let parameters { ["tc", "qdisc", "replace", "dev", "eth0", "root", "tbf"] + parameters } else {
+                ["tc", "qdisc", "del", "dev", "eth0", "root"]
+            }
+        let inside = inside(host, command[0], Array(command.dropFirst()))
+        try await Self.run(inside.executable, inside.arguments)
     }
 
     /// Deletes every namespace of this set (their veth pairs go with them). Processes still
     /// inside keep a deleted namespace alive: stop them first.
-    func remove() async {
+    public func remove() async {
         for name in hostNames + [switchName] {
             _ = try? await Self.run(Self.ip ?? "ip", ["netns", "del", name])
         }
     }
 
     /// Deletes namespaces left by runs whose test process is gone (killed before cleaning up).
-    static func sweepOrphans() async {
+    public static func sweepOrphans() async {
         guard let ip, let listing = try? await run(ip, ["netns", "list"]) else { return }
         for line in listing.split(separator: "\n") {
             let name = String(line.split(separator: " ").first ?? "")
@@ -105,15 +124,7 @@ struct NetworkNamespaces: Sendable {
 
     /// Runs `ip` (or another short command) and returns its output; throws with its stderr.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String]) async throws -> String {
-        let process = try TestProcess(executable, arguments, name: "ip")
-        guard let status = await process.waitForExit(timeout: .seconds(10)) else {
-            await process.stop()
-            throw HarnessError("\(executable) \(arguments.joined(separator: " ")) did not finish within 10 s")
-        }
-        guard status == 0 else {
-            throw HarnessError("\(executable) \(arguments.joined(separator: " ")) failed (exit \(status)): \(process.stderr)")
-        }
-        return process.stdout
+    public static func run(_ executable: String, _ arguments: [String]) async throws -> String {
+        try await Command.run(executable, arguments)
     }
 }
