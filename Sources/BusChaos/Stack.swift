@@ -149,7 +149,7 @@ final class Stack: @unchecked Sendable {
         for upstream in upstreams { try upstream.start() }
         for upstream in upstreams {
             let port = Int(upstream.arguments[upstream.arguments.firstIndex(of: "--port")! + 1])!
-            guard await Self.until(.seconds(20), { Self.accepts(port) }) else {
+            guard await Self.until(.seconds(20), { FreePorts.accepts(port) }) else {
                 throw StackError(
                     "\(upstream.name) did not listen on \(port) (pip install -r Tests/interop/requirements.txt?); see \(upstream.log.path)")
             }
@@ -221,20 +221,6 @@ final class Stack: @unchecked Sendable {
             if !excluding.contains(port), FreePorts.isFree(port) { return port }
         }
         throw StackError("no free loopback port")
-    }
-
-    /// Whether something accepts TCP connections on 127.0.0.1:`port`.
-    static func accepts(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = in_port_t(UInt16(port).bigEndian)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
     }
 
     /// `$PYTHON`, or `python3` on the PATH.

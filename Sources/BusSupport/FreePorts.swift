@@ -18,6 +18,19 @@ public enum FreePorts {
 
     /// Whether a TCP port can be bound on 127.0.0.1 now.
     public static func isFree(_ port: Int) -> Bool {
+        withLoopbackSocket(port) { fd, address, length in bind(fd, address, length) == 0 }
+    }
+
+    /// Whether something accepts TCP connections on 127.0.0.1:`port` now.
+    public static func accepts(_ port: Int) -> Bool {
+        withLoopbackSocket(port) { fd, address, length in connect(fd, address, length) == 0 }
+    }
+
+    /// Runs `body` with a fresh TCP socket and the address 127.0.0.1:`port`; false when no
+    /// socket could be made.
+    private static func withLoopbackSocket(
+        _ port: Int, _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool
+    ) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -25,9 +38,8 @@ public enum FreePorts {
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = in_port_t(UInt16(port).bigEndian)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        return withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        return rc == 0
     }
 }
