@@ -56,10 +56,7 @@ package final class ZMQSocket {
 
     deinit {
         assert(handle == nil, "ZMQSocket(\(type), \(endpoint)) was not closed")
-        if let handle {
-            if isMonitored { zmq_socket_monitor(handle, nil, 0) }
-            zmq_close(handle)
-        }
+        close()
     }
 
     /// Closes the socket. Linger is always bounded (see ``SocketTuning``), so this never hangs
