@@ -16,12 +16,28 @@ public struct Broker {
     public enum Action: Equatable, Sendable {
         /// Send these frames on the ROUTER (the first frame is the peer's routing id).
         case send(Frames)
+        /// Send a 7/MDP REQUEST to a worker, ``MDP/request(to:client:body:)``: the shell writes
+        /// it frame by frame, without a list.
+        case request(worker: [UInt8], client: [UInt8], body: Frames)
+        /// Send a reply to a client, ``MDP/clientReply(to:serviceFrame:body:)``: the shell
+        /// writes it frame by frame, without a list.
+        case reply(client: [UInt8], serviceFrame: [UInt8], body: Frames)
         /// Publish a kernel event.
         case publish(topic: String, payload: [UInt8])
         /// A request for the kernel's own service (`bus`): answer it with ``clientReply``.
         case kernelRequest(client: [UInt8], body: Frames)
         /// A message that broke the protocol: count it and log it (rate-limited).
         case rejected(reason: String)
+
+        /// The ROUTER message of a sending action as one list; nil for the others.
+        public var frames: Frames? {
+            switch self {
+            case .send(let frames): frames
+            case .request(let worker, let client, let body): MDP.request(to: worker, client: client, body: body)
+            case .reply(let client, let serviceFrame, let body): MDP.clientReply(to: client, serviceFrame: serviceFrame, body: body)
+            case .publish, .kernelRequest, .rejected: nil
+            }
+        }
     }
 
     public struct Config: Sendable {
@@ -130,40 +146,55 @@ public struct Broker {
 
     /// Handles one message from the ROUTER.
     public mutating func receive(_ frames: Frames, now: MonotonicTime) -> [Action] {
-        let message: MDP.Inbound
+        var actions: [Action] = []
+        receive(frames, now: now, into: &actions)
+        return actions
+    }
+
+    /// Handles one message from the ROUTER, appending what to do to `actions` (a shell reuses
+    /// one list for a batch). Given the only reference to `frames`, the body is cut from it
+    /// in place.
+    public mutating func receive(_ frames: consuming Frames, now: MonotonicTime, into actions: inout [Action]) {
+        let shape: MDP.Shape
         do {
-            message = try MDP.parseInbound(frames)
+            shape = try MDP.shape(frames)
         } catch {
-            var actions: [Action] = [.rejected(reason: error.description)]
+            actions.append(.rejected(reason: error.description))
             // A client that speaks MDPC01 but broke the rest gets an answer, not silence.
             if frames.count >= 3, frames[1].isEmpty, frames[2] == MDP.client, let id = frames.first {
                 let reply = ReplyBody.error(400, code: "malformed", message: error.description, id: nil, from: "kernel")
-                actions.append(.send(MDP.clientReply(to: id, service: "", body: reply.encode(answering: Array(frames.dropFirst(4))))))
+                actions.append(.reply(client: id, serviceFrame: [], body: reply.encode(answering: Array(frames.dropFirst(4)))))
             }
-            return actions
+            return
         }
-        switch message {
+        switch MDP.inbound(consume frames, shape) {
         case .clientRequest(let client, let service, let body):
-            return clientRequest(client: client, service: service, body: body, now: now)
+            clientRequest(client: client, service: service, body: body, now: now, into: &actions)
         case .ready(let sender, let service, let metadata):
-            return ready(sender: sender, service: service, metadata: metadata, now: now)
+            ready(sender: sender, service: service, metadata: metadata, now: now, into: &actions)
         case .reply(let sender, let client, let body):
-            return reply(sender: sender, client: client, body: body, now: now)
+            reply(sender: sender, client: client, body: body, now: now, into: &actions)
         case .heartbeat(let sender):
             guard let worker = workers[sender] else {
-                return [.send(MDP.command(to: sender, .disconnect))]
+                actions.append(.send(MDP.command(to: sender, .disconnect)))
+                return
             }
             worker.expiry = now.advanced(by: intervals.expiry)
             worker.lastSeen = now
-            return []
         case .disconnect(let sender):
-            return disconnect(sender: sender, now: now)
+            disconnect(sender: sender, now: now, into: &actions)
         }
     }
 
     /// Advances the clock: heartbeats due, workers expired, queued requests past deadline.
     public mutating func tick(now: MonotonicTime) -> [Action] {
         var actions: [Action] = []
+        tick(now: now, into: &actions)
+        return actions
+    }
+
+    /// ``tick(now:)`` appending to `actions`.
+    public mutating func tick(now: MonotonicTime, into actions: inout [Action]) {
         if nextHeartbeat == nil || now >= nextHeartbeat! {
             for (identity, worker) in workers where !worker.draining {
                 actions.append(.send(MDP.command(to: identity, .heartbeat)))
@@ -171,7 +202,7 @@ public struct Broker {
             nextHeartbeat = now.advanced(by: intervals.heartbeat)
         }
         for (identity, worker) in workers where worker.expiry <= now {
-            actions += removeWorker(identity, now: now, reason: "heartbeat expired")
+            removeWorker(identity, now: now, reason: "heartbeat expired", into: &actions)
         }
         // Queues are scanned only when one of their deadlines is due, and the bound is then
         // made exact again.
@@ -205,7 +236,7 @@ public struct Broker {
                         id: RequestBody.peekMeta(pending.body)?.id, from: "kernel")
                 }
                 service.stats.record(status: reply.status, latencyNanos: nil, now: now)
-                actions.append(.send(MDP.clientReply(to: pending.client, service: name, body: reply.encode(answering: pending.body))))
+                actions.append(.reply(client: pending.client, serviceFrame: Array(name.utf8), body: reply.encode(answering: pending.body)))
             }
             if service.queue.isEmpty && service.waiting.isEmpty
                 && !workers.values.contains(where: { $0.service == name })
@@ -214,7 +245,6 @@ public struct Broker {
                 services[name] = nil
             }
         }
-        return actions
     }
 
     /// When the shell should call ``tick(now:)`` next.
@@ -280,12 +310,14 @@ public struct Broker {
         record.lastCounter = counter
     }
 
-    private mutating func clientRequest(client: [UInt8], service: String, body: Frames, now: MonotonicTime) -> [Action] {
+    private mutating func clientRequest(client: [UInt8], service: String, body: Frames, now: MonotonicTime, into actions: inout [Action]) {
         if service == Self.kernelService {
-            return [.kernelRequest(client: client, body: body)]
+            actions.append(.kernelRequest(client: client, body: body))
+            return
         }
         if service.hasPrefix("mmi.") {
-            return [.send(MDP.clientReply(to: client, service: service, body: [mmi(service: service, body: body)]))]
+            actions.append(.reply(client: client, serviceFrame: Array(service.utf8), body: [mmi(service: service, body: body)]))
+            return
         }
         // The request meta (JSON) is read only when needed: for a caller's first request (its
         // name, for the graph) and for a request that has to wait (its deadline).
@@ -296,7 +328,8 @@ public struct Broker {
         }
         if let problem = RequestBody.binaryMetaProblem(body) {
             let reply = ReplyBody.error(400, code: "malformed", message: problem, id: nil, from: "kernel")
-            return [.send(MDP.clientReply(to: client, service: service, body: reply.encode(answering: body)))]
+            actions.append(.reply(client: client, serviceFrame: Array(service.utf8), body: reply.encode(answering: body)))
+            return
         }
         noteCall(client: client, caller: { readMeta()?.caller }, service: service)
         let record = self.service(named: service)
@@ -307,10 +340,11 @@ public struct Broker {
                 message: "service '\(service)' has \(queued) requests queued; try later",
                 id: readMeta()?.id, from: "kernel")
             record.stats.record(status: 503, latencyNanos: nil, now: now)
-            return [.send(MDP.clientReply(to: client, service: service, body: reply.encode(answering: body)))]
+            actions.append(.reply(client: client, serviceFrame: Array(service.utf8), body: reply.encode(answering: body)))
+            return
         }
         record.queue.append(Pending(client: client, body: body, received: now, deadline: now.advanced(by: intervals.maxWait)))
-        let actions = dispatch(record, now: now)
+        dispatch(record, now: now, into: &actions)
         if let last = record.queue.indices.last, record.queue[last].client == client, record.queue[last].received == now {
             // It waits: until a little before the caller's own timeout (so it gets 503/504, not
             // silence), or the grace period when it gave none.
@@ -322,7 +356,6 @@ public struct Broker {
             record.queue[last].deadline = now.advanced(by: min(wait, intervals.maxWait))
             noteQueued(deadline: record.queue[last].deadline)
         }
-        return actions
     }
 
     /// 8/MMI: `mmi.service` answers 200 when the named service has a worker, else 404;
@@ -338,19 +371,18 @@ public struct Broker {
 
     // MARK: workers
 
-    private mutating func ready(sender: [UInt8], service: String, metadata: [UInt8]?, now: MonotonicTime) -> [Action] {
+    private mutating func ready(sender: [UInt8], service: String, metadata: [UInt8]?, now: MonotonicTime, into actions: inout [Action]) {
         if workers[sender] != nil {
             // 7/MDP: a READY from a known worker is a protocol error; drop it and disconnect.
-            var actions = removeWorker(sender, now: now, reason: "sent READY twice")
+            removeWorker(sender, now: now, reason: "sent READY twice", into: &actions)
             actions.append(.send(MDP.command(to: sender, .disconnect)))
             actions.append(.rejected(reason: "worker \(WorkerInfo.hex(sender)) sent READY twice"))
-            return actions
+            return
         }
         if service == Self.kernelService || service.hasPrefix("mmi.") {
-            return [
-                .send(MDP.command(to: sender, .disconnect)),
-                .rejected(reason: "a worker tried to register the reserved service '\(service)'"),
-            ]
+            actions.append(.send(MDP.command(to: sender, .disconnect)))
+            actions.append(.rejected(reason: "a worker tried to register the reserved service '\(service)'"))
+            return
         }
         let info = WorkerInfo(identity: sender, metadata: metadata)
         let firstOfInstance = !workers.values.contains { $0.service == service && $0.info.instance == info.instance }
@@ -358,25 +390,24 @@ public struct Broker {
         let worker = Worker(identity: sender, service: service, record: record, info: info, expiry: now.advanced(by: intervals.expiry), now: now)
         workers[sender] = worker
         record.waiting.append(worker)
-        var actions: [Action] = []
         if firstOfInstance {
             actions.append(.publish(topic: "bus.service.up", payload: serviceEvent(service, info, reason: "ready")))
         }
-        return actions + dispatch(record, now: now)
+        dispatch(record, now: now, into: &actions)
     }
 
-    private mutating func reply(sender: [UInt8], client: [UInt8], body: Frames, now: MonotonicTime) -> [Action] {
+    private mutating func reply(sender: [UInt8], client: [UInt8], body: Frames, now: MonotonicTime, into actions: inout [Action]) {
         guard let worker = workers[sender] else {
-            return [
-                .send(MDP.command(to: sender, .disconnect)),
-                .rejected(reason: "REPLY from unknown worker \(WorkerInfo.hex(sender))"),
-            ]
+            actions.append(.send(MDP.command(to: sender, .disconnect)))
+            actions.append(.rejected(reason: "REPLY from unknown worker \(WorkerInfo.hex(sender))"))
+            return
         }
         // A worker answers its requests in the order it got them (7/MDP: one at a time; with
         // credit, in order). Only a client whose request the worker holds may be answered: no
         // spoofed or duplicate replies reach anyone.
         guard let index = worker.inFlight.firstIndex(where: { $0.client == client }) else {
-            return [.rejected(reason: "worker \(worker.info.instance) of '\(worker.service)' sent a REPLY for a request it does not hold")]
+            actions.append(.rejected(reason: "worker \(worker.info.instance) of '\(worker.service)' sent a REPLY for a request it does not hold"))
+            return
         }
         let inFlight = worker.inFlight.remove(at: index)
         let wasFull = worker.inFlight.count + 1 >= worker.credit
@@ -387,54 +418,55 @@ public struct Broker {
         worker.lastSeen = now
         let record = worker.record
         record.stats.record(status: status ?? 200, latencyNanos: now.nanoseconds(since: inFlight.dispatched), now: now)
-        var actions: [Action] = [.send(MDP.clientReply(to: client, serviceFrame: worker.serviceFrame, body: body))]
+        actions.append(.reply(client: client, serviceFrame: worker.serviceFrame, body: body))
         if worker.draining {
             if worker.inFlight.isEmpty {
-                actions += removeWorker(sender, now: now, reason: "drained")
+                removeWorker(sender, now: now, reason: "drained", into: &actions)
                 actions.append(.send(MDP.command(to: sender, .disconnect)))
             }
         } else {
             if wasFull { record.waiting.append(worker) }
-            actions += dispatch(record, now: now)
+            dispatch(record, now: now, into: &actions)
         }
-        return actions
     }
 
-    private mutating func disconnect(sender: [UInt8], now: MonotonicTime) -> [Action] {
-        guard let worker = workers[sender] else { return [] }
+    private mutating func disconnect(sender: [UInt8], now: MonotonicTime, into actions: inout [Action]) {
+        guard let worker = workers[sender] else { return }
         if !worker.inFlight.isEmpty {
             // Let it finish: it stops getting work now and leaves once its replies are routed.
             worker.draining = true
             worker.record.waiting.removeAll { $0 === worker }
-            return []
+            return
         }
         // Acknowledge with DISCONNECT: everything this worker was sent is now before that
         // ack on its connection, so a draining worker that sees it has nothing more to do.
-        return removeWorker(sender, now: now, reason: "disconnected") + [.send(MDP.command(to: sender, .disconnect))]
+        removeWorker(sender, now: now, reason: "disconnected", into: &actions)
+        actions.append(.send(MDP.command(to: sender, .disconnect)))
     }
 
     /// Drops a worker at once (its key was revoked): its caller, if any, gets 503 worker_lost.
     public mutating func evict(worker identity: [UInt8], now: MonotonicTime, reason: String) -> [Action] {
-        removeWorker(identity, now: now, reason: reason) + [.send(MDP.command(to: identity, .disconnect))]
+        var actions: [Action] = []
+        removeWorker(identity, now: now, reason: reason, into: &actions)
+        actions.append(.send(MDP.command(to: identity, .disconnect)))
+        return actions
     }
 
-    private mutating func removeWorker(_ identity: [UInt8], now: MonotonicTime, reason: String) -> [Action] {
-        guard let worker = workers.removeValue(forKey: identity) else { return [] }
+    private mutating func removeWorker(_ identity: [UInt8], now: MonotonicTime, reason: String, into actions: inout [Action]) {
+        guard let worker = workers.removeValue(forKey: identity) else { return }
         worker.record.waiting.removeAll { $0 === worker }
-        var actions: [Action] = []
         for inFlight in worker.inFlight {
             let reply = ReplyBody.error(
                 503, code: "worker_lost",
                 message: "the worker of '\(worker.service)' handling this request went away (\(reason))",
                 id: RequestBody.peekMeta(inFlight.body)?.id, from: "kernel")
             worker.record.stats.record(status: 503, latencyNanos: now.nanoseconds(since: inFlight.dispatched), now: now)
-            actions.append(.send(MDP.clientReply(to: inFlight.client, service: worker.service, body: reply.encode(answering: inFlight.body))))
+            actions.append(.reply(client: inFlight.client, serviceFrame: worker.serviceFrame, body: reply.encode(answering: inFlight.body)))
         }
         let lastOfInstance = !workers.values.contains { $0.service == worker.service && $0.info.instance == worker.info.instance }
         if lastOfInstance {
             actions.append(.publish(topic: "bus.service.down", payload: serviceEvent(worker.service, worker.info, reason: reason)))
         }
-        return actions
     }
 
     /// The service's record, made when it is first named.
@@ -445,8 +477,7 @@ public struct Broker {
         return record
     }
 
-    private func dispatch(_ service: Service, now: MonotonicTime) -> [Action] {
-        var actions: [Action] = []
+    private func dispatch(_ service: Service, now: MonotonicTime, into actions: inout [Action]) {
         while !service.waiting.isEmpty && !service.queue.isEmpty {
             // The least loaded worker with room; the longest waiting among equals (LRU).
             var best = 0
@@ -469,11 +500,10 @@ public struct Broker {
             var body = pending.body
             if !worker.readsBinaryMeta, let converted = RequestBody.withJSONMeta(body) { body = converted }
             if !worker.readsOneFrame, let frames = RequestBody.threeFrames(body) { body = frames }
-            actions.append(.send(MDP.request(to: identity, client: pending.client, body: body)))
+            actions.append(.request(worker: identity, client: pending.client, body: body))
             // Still room: back to the end of the line (round robin across workers).
             if worker.inFlight.count < worker.credit { service.waiting.append(worker) }
         }
-        return actions
     }
 
     private func serviceEvent(_ service: String, _ info: WorkerInfo, reason: String) -> [UInt8] {

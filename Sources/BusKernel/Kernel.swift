@@ -90,6 +90,8 @@ final class KernelLoop {
     /// kernel instance (`bus.ping` `started_us`).
     let startedMicros = WallClock.microsNow()
     var unroutable: UInt64 = 0
+    /// The request plane's action list, reused batch after batch (``serveRequests(limit:)``).
+    private var requestActions: [Broker.Action] = []
     var rejected: UInt64 = 0
     /// Events are forwarded in place: received into these and sent on without a copy.
     private let parts = ZMQParts(capacity: 4)
@@ -267,15 +269,21 @@ final class KernelLoop {
     /// spaced by the processing of the next message each wake libzmq's I/O thread for one
     /// TCP write, a burst lets it write many messages at once.
     private func serveRequests(limit: Int) {
+        // One list for every batch: taken out of the loop's field while in use (performing an
+        // action may serve a kernel request that evicts workers and performs again).
         var actions: [Broker.Action] = []
-        defer { perform(actions) }
+        swap(&actions, &requestActions)
+        defer {
+            perform(actions)
+            actions.removeAll(keepingCapacity: true)
+            swap(&actions, &requestActions)
+        }
         for _ in 0..<limit {
             let frames: Frames
             let userID: String?
             do {
                 guard let received = try router.receive(property: guardian == nil ? nil : "User-Id") else { return }
-                frames = received.frames
-                userID = received.property
+                (frames, userID) = received
             } catch {
                 logger.error("router receive failed", metadata: ["error": error.description])
                 return
@@ -290,7 +298,8 @@ final class KernelLoop {
                     workerIdentities[frames[0]] = identity
                 }
             }
-            actions += broker.receive(frames, now: .now)
+            // The last use: the broker cuts the body from this list in place.
+            broker.receive(consume frames, now: .now, into: &actions)
         }
     }
 
@@ -298,7 +307,11 @@ final class KernelLoop {
         for action in actions {
             switch action {
             case .send(let frames):
-                sendRouter(frames)
+                sendRouter { () throws(ZMQError) in try router.send(frames) }
+            case .request(let worker, let client, let body):
+                sendRouter { () throws(ZMQError) in try MDP.sendRequest(to: worker, client: client, body: body, on: router) }
+            case .reply(let client, let serviceFrame, let body):
+                sendRouter { () throws(ZMQError) in try MDP.sendClientReply(to: client, serviceFrame: serviceFrame, body: body, on: router) }
             case .publish(let topic, let payload):
                 publishKernelEvent(topic: topic, payload: payload)
                 if let event = try? JSONDecoder().decode(ServiceEvent.self, from: Data(payload)) {
@@ -311,7 +324,9 @@ final class KernelLoop {
                 }
             case .kernelRequest(let client, let body):
                 let reply = answerKernelRequest(body)
-                sendRouter(MDP.clientReply(to: client, service: Broker.kernelService, body: reply.encode(answering: body)))
+                let serviceFrame = Array(Broker.kernelService.utf8)
+                let replyBody = reply.encode(answering: body)
+                sendRouter { () throws(ZMQError) in try MDP.sendClientReply(to: client, serviceFrame: serviceFrame, body: replyBody, on: router) }
             case .rejected(let reason):
                 rejected += 1
                 if let suppressed = logLimiter.shouldLog("rejected:\(reason)", now: .now) {
@@ -321,9 +336,13 @@ final class KernelLoop {
         }
     }
 
-    private func sendRouter(_ frames: Frames) {
+    /// Runs one ROUTER send (`send` returns false when the peer's queue is full) and counts a
+    /// message that could not be routed. Every send writes its first frame first, and only
+    /// that frame can fail: a failed send sent nothing.
+    @inline(__always)
+    private func sendRouter(_ send: () throws(ZMQError) -> Bool) {
         do {
-            if try !router.send(frames) {
+            if try !send() {
                 unroutable += 1
                 if logLimiter.shouldLog("router-full", now: .now) != nil {
                     logger.warning("a peer's queue is full; message dropped")

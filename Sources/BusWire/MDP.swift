@@ -24,10 +24,24 @@ package enum MDP {
         case disconnect(sender: [UInt8])
     }
 
+    /// The kind of a well-formed ROUTER message (``shape(_:)``), before its frames are cut.
+    package enum Shape: Sendable {
+        case clientRequest(service: String)
+        case ready(service: String)
+        case reply
+        case heartbeat
+        case disconnect
+    }
+
     /// Classifies a ROUTER message; throws ``BusError/malformed(_:)`` with the reason.
-    package static func parseInbound(_ frames: Frames) throws(BusError) -> Inbound {
+    package static func parseInbound(_ frames: consuming Frames) throws(BusError) -> Inbound {
+        inbound(frames, try shape(frames))
+    }
+
+    /// Checks a ROUTER message and says what it is without copying anything of it; throws
+    /// ``BusError/malformed(_:)`` with the reason.
+    package static func shape(_ frames: borrowing Frames) throws(BusError) -> Shape {
         guard frames.count >= 3 else { throw .malformed("MDP message has \(frames.count) frames, needs at least 3") }
-        let sender = frames[0]
         guard frames[1].isEmpty else { throw .malformed("MDP message lacks the empty delimiter frame") }
         let header = frames[2]
         if header == client {
@@ -35,7 +49,7 @@ package enum MDP {
             guard let service = UTF8Text.string(frames[3]), !service.isEmpty else {
                 throw .malformed("MDP service name is empty or not UTF-8")
             }
-            return .clientRequest(sender: sender, service: service, body: Array(frames.dropFirst(4)))
+            return .clientRequest(service: service)
         }
         guard header == worker else {
             let shown = String(decoding: header.prefix(16), as: UTF8.self)
@@ -48,15 +62,35 @@ package enum MDP {
         case .ready:
             guard frames.count >= 5, let service = UTF8Text.string(frames[4]), !service.isEmpty
             else { throw .malformed("MDP READY has no service name") }
-            return .ready(sender: sender, service: service, metadata: frames.count >= 6 ? frames[5] : nil)
+            return .ready(service: service)
         case .reply:
             guard frames.count >= 6, frames[5].isEmpty else {
                 throw .malformed("MDP REPLY needs [client][empty][body...]")
             }
-            return .reply(sender: sender, client: frames[4], body: Array(frames.dropFirst(6)))
+            return .reply
+        case .heartbeat: return .heartbeat
+        case .disconnect: return .disconnect
+        case .request: throw .malformed("MDP REQUEST is sent by brokers, not to them")
+        }
+    }
+
+    /// The message ``shape(_:)`` classified as `shape`. A body is the message's own frame list
+    /// with the header frames cut off in place: when the caller hands over its only reference
+    /// (the kernel does), no list is copied.
+    package static func inbound(_ frames: consuming Frames, _ shape: Shape) -> Inbound {
+        let sender = frames[0]
+        switch shape {
+        case .clientRequest(let service):
+            frames.removeFirst(4)
+            return .clientRequest(sender: sender, service: service, body: frames)
+        case .ready(let service):
+            return .ready(sender: sender, service: service, metadata: frames.count >= 6 ? frames[5] : nil)
+        case .reply:
+            let client = frames[4]
+            frames.removeFirst(6)
+            return .reply(sender: sender, client: client, body: frames)
         case .heartbeat: return .heartbeat(sender: sender)
         case .disconnect: return .disconnect(sender: sender)
-        case .request: throw .malformed("MDP REQUEST is sent by brokers, not to them")
         }
     }
 
@@ -117,6 +151,43 @@ package enum MDP {
             _ = try socket.sendFrame(frame, more: index < body.count - 1, dontWait: true)
         }
         return true
+    }
+
+    /// Sends ``request(to:client:body:)``'s frames on the broker's ROUTER one by one without
+    /// building the list, without waiting. False when the worker's queue is full, and then
+    /// nothing was sent; throws `EHOSTUNREACH` (`ZMQ_ROUTER_MANDATORY`) when the worker is gone,
+    /// also before anything was sent.
+    package static func sendRequest(to worker: [UInt8], client: [UInt8], body: Frames, on socket: ZMQSocket) throws(ZMQError) -> Bool {
+        // Only the first frame (the routing id) can fail: a ROUTER looks its peer up there and
+        // queues the rest of the message atomically, or drops all of it if the peer's pipe
+        // went away meanwhile (libzmq rolls a partial message back); nothing is half sent.
+        guard try socket.sendFrame(worker, more: true, dontWait: true) else { return false }
+        _ = try socket.sendFrame([], more: true, dontWait: true)
+        _ = try socket.sendFrame(Self.worker, more: true, dontWait: true)
+        _ = try socket.sendFrame(frame(.request), more: true, dontWait: true)
+        _ = try socket.sendFrame(client, more: true, dontWait: true)
+        _ = try socket.sendFrame([], more: !body.isEmpty, dontWait: true)
+        try sendBody(body, on: socket)
+        return true
+    }
+
+    /// Sends ``clientReply(to:serviceFrame:body:)``'s frames on the broker's ROUTER one by one
+    /// without building the list; like ``sendRequest(to:client:body:on:)``.
+    package static func sendClientReply(to client: [UInt8], serviceFrame: [UInt8], body: Frames, on socket: ZMQSocket) throws(ZMQError) -> Bool {
+        guard try socket.sendFrame(client, more: true, dontWait: true) else { return false }
+        _ = try socket.sendFrame([], more: true, dontWait: true)
+        _ = try socket.sendFrame(Self.client, more: true, dontWait: true)
+        _ = try socket.sendFrame(serviceFrame, more: !body.isEmpty, dontWait: true)
+        try sendBody(body, on: socket)
+        return true
+    }
+
+    @inline(__always)
+    private static func sendBody(_ body: Frames, on socket: ZMQSocket) throws(ZMQError) {
+        let last = body.count - 1
+        for index in body.indices {
+            _ = try socket.sendFrame(body[index], more: index < last, dontWait: true)
+        }
     }
 
     /// Worker (DEALER) -> broker.

@@ -135,7 +135,7 @@ struct BinaryMetaTests {
     }
 
     func sent(_ actions: [Broker.Action]) -> [Frames] {
-        actions.compactMap { if case .send(let frames) = $0 { return frames } else { return nil } }
+        actions.compactMap(\.frames)
     }
 
     /// What a worker that said (or did not say) it reads the forms gets for a binary-meta request.

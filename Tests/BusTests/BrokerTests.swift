@@ -28,7 +28,7 @@ struct BrokerTests {
     }
 
     func sends(_ actions: [Broker.Action]) -> [Frames] {
-        actions.compactMap { if case .send(let f) = $0 { return f } else { return nil } }
+        actions.compactMap(\.frames)
     }
 
     func published(_ actions: [Broker.Action]) -> [String] {

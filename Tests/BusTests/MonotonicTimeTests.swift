@@ -54,7 +54,7 @@ struct MonotonicTimeTests {
         _ = broker.tick(now: t0 + .seconds(1))
         #expect(broker.nextDeadline(now: t0 + .seconds(1)) == t0 + .seconds(2))  // then maxWait, not never
         let answers = broker.tick(now: t0 + .seconds(2)).compactMap { action -> Frames? in
-            if case .send(let frames) = action, frames[0] == client { return frames } else { return nil }
+            if let frames = action.frames, frames[0] == client { return frames } else { return nil }
         }
         #expect(answers.count == 1)
     }

@@ -92,7 +92,7 @@ struct OneFrameBodyTests {
     }
 
     func sent(_ actions: [Broker.Action]) -> [Frames] {
-        actions.compactMap { if case .send(let frames) = $0 { return frames } else { return nil } }
+        actions.compactMap(\.frames)
     }
 
     /// The body a worker is sent for a one-frame request.
