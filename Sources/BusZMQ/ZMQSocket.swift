@@ -217,6 +217,29 @@ package final class ZMQSocket {
         return try sendFrame(more: more, dontWait: true) { raw, flags in text.withUTF8 { zmq_send(raw, $0.baseAddress, $0.count, flags) } }
     }
 
+    /// One frame of `count` bytes written by `fill` straight into the message libzmq sends
+    /// (no array and no copy of it), without waiting; false on `EAGAIN`, and then nothing was
+    /// sent. `fill` must write all `count` bytes.
+    package func sendFrame(count: Int, more: Bool, fill: (UnsafeMutableRawBufferPointer) -> Void) throws(ZMQError) -> Bool {
+        var msg = zmq_msg_t()
+        guard zmq_msg_init_size(&msg, count) == 0 else { throw ZMQError(code: zmq_errno(), call: "zmq_msg_init_size(\(count))") }
+        if count > 0 { fill(UnsafeMutableRawBufferPointer(start: zmq_msg_data(&msg), count: count)) }
+        let raw = self.raw
+        needsEventCheck = true
+        let flags = ZMQ_DONTWAIT | (more ? ZMQ_SNDMORE : 0)
+        do {
+            // A sent message belongs to libzmq; one that was not is still ours to close.
+            guard try zmqCall("zmq_msg_send(\(endpoint))", { zmq_msg_send(&msg, raw, flags) }) != nil else {
+                zmq_msg_close(&msg)
+                return false
+            }
+        } catch {
+            zmq_msg_close(&msg)
+            throw error
+        }
+        return true
+    }
+
     /// The frame sends above: `send` calls `zmq_send` with the socket and the flags.
     @inline(__always)
     private func sendFrame(more: Bool, dontWait: Bool, _ send: (UnsafeMutableRawPointer, Int32) -> Int32) throws(ZMQError) -> Bool {

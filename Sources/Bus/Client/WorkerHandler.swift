@@ -125,7 +125,9 @@ final class WorkerHandler: IOHandler {
 
     private func send(_ loop: IOLoop, client: [UInt8], body: Frames) {
         do {
-            try socket.send(MDP.workerReply(client: client, body: body))
+            if try !MDP.sendWorkerReply(client: client, body: body, on: socket) {
+                loop.logger.error("worker of \(service) could not send a reply: its queue towards the kernel is full")
+            }
         } catch {
             loop.logger.error("worker of \(service) could not send a reply", metadata: ["error": error.description])
         }
