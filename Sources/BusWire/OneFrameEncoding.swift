@@ -1,29 +1,47 @@
 import BusSupport
 import BusZMQ
 
-/// A request body in the one-frame form (``OneFrameBody``), measured first and then written
-/// straight into the memory of the message that carries it: the caller's request costs no
-/// array of its own and no copy into libzmq's.
-package struct OneFrameEncoding {
-    private let method: String
-    private let methodCount: Int
+/// A request or reply body in the one-frame form (``OneFrameBody``), measured first and then
+/// written straight into the memory of the message that carries it: no array of its own and no
+/// copy into libzmq's.
+package struct OneFrameEncoding: Sendable {
+    /// What follows the marker: a request's method (`[u8 n][n bytes]`) or a reply's status
+    /// (big-endian u16).
+    private enum Head {
+        case method(String, count: Int)
+        case status(Int)
+    }
+
+    private let head: Head
     private let meta: OneFrameBody.Meta
     private let payload: [UInt8]
 
     /// The frame's size in bytes.
     package let count: Int
 
-    /// Nil when the body does not fit the one-frame form (a method over 255 bytes, a meta over
-    /// 65 535): ``RequestBody/encode(oneFrame:binaryMeta:)`` then gives its three frames.
+    /// Nil when the request does not fit the one-frame form (a method over 255 bytes, a meta
+    /// over 65 535): ``RequestBody/encode(oneFrame:binaryMeta:)`` then gives its three frames.
     package init?(_ body: RequestBody, binaryMeta: Bool) {
-        methodCount = body.method.utf8.count
+        let methodCount = body.method.utf8.count
         guard methodCount <= 255 else { return nil }
         let binary = binaryMeta ? body.meta.binaryFields() : nil
-        meta = binary.map(OneFrameBody.Meta.binary) ?? .bytes(body.meta.json())
+        self.init(head: .method(body.method, count: methodCount), headCount: 1 + methodCount, meta: binary.map(OneFrameBody.Meta.binary) ?? .bytes(body.meta.json()), payload: body.payload)
+    }
+
+    /// Nil when the reply does not fit the one-frame form (a status outside 100-999, a meta
+    /// over 65 535): ``ReplyBody/encode(oneFrame:binaryMeta:)`` then gives its three frames.
+    package init?(_ body: ReplyBody, binaryMeta: Bool) {
+        guard (100...999).contains(body.status) else { return nil }
+        let binary = binaryMeta ? body.meta.binaryFields() : nil
+        self.init(head: .status(body.status), headCount: 2, meta: binary.map(OneFrameBody.Meta.binary) ?? .bytes(body.meta.json()), payload: body.payload)
+    }
+
+    private init?(head: Head, headCount: Int, meta: OneFrameBody.Meta, payload: [UInt8]) {
         guard meta.count <= 0xFFFF else { return nil }
-        method = body.method
-        payload = body.payload
-        count = 1 + 1 + methodCount + 2 + meta.count + body.payload.count
+        self.head = head
+        self.meta = meta
+        self.payload = payload
+        count = 1 + headCount + 2 + meta.count + payload.count
     }
 
     /// Writes the frame; `out` is exactly ``count`` bytes.
@@ -31,17 +49,40 @@ package struct OneFrameEncoding {
         precondition(out.count == count)
         var cursor = RawCursor(out)
         cursor.put(OneFrameBody.marker)
-        cursor.put(UInt8(methodCount))
-        var method = method
-        method.withUTF8 { cursor.put($0) }
-        cursor.put(UInt8(meta.count >> 8))
-        cursor.put(UInt8(meta.count & 0xFF))
+        switch head {
+        case .method(var method, let count):
+            cursor.put(UInt8(count))
+            method.withUTF8 { cursor.put($0) }
+        case .status(let status):
+            cursor.put(bigEndian: UInt16(status))
+        }
+        cursor.put(bigEndian: UInt16(meta.count))
         switch meta {
         case .binary(let fields): fields.write(to: &cursor)
         case .bytes(let bytes): bytes.withUnsafeBufferPointer { cursor.put($0) }
         }
         payload.withUnsafeBufferPointer { cursor.put($0) }
         precondition(cursor.offset == count)
+    }
+}
+
+/// A reply body on its way to the worker socket: the one-frame form written straight into its
+/// message, or frames.
+package enum ReplyEncoding: Sendable {
+    case oneFrame(OneFrameEncoding)
+    case frames(Frames)
+}
+
+extension ReplyBody {
+    /// ``encode(answering:from:)`` as a ``ReplyEncoding``: in the form of the request body that
+    /// starts at frame `start` of `request`, the one-frame form left to be written into the
+    /// message.
+    package func encoding(answering request: Frames, from start: Int) -> ReplyEncoding {
+        guard OneFrameBody.isOneFrame(request, from: start) else { return .frames(encode()) }
+        let parts = RequestBody.oneFrameParts(request[start])
+        let binaryMeta = parts.map { BinaryMeta.isBinary(request[start], at: $0.meta) } ?? false
+        if let encoding = OneFrameEncoding(self, binaryMeta: binaryMeta) { return .oneFrame(encoding) }
+        return .frames(encode(oneFrame: true, binaryMeta: binaryMeta))
     }
 }
 
@@ -132,15 +173,21 @@ extension MDP {
 
     /// Sends ``workerReply(client:body:)``'s frames one by one without building the list,
     /// without waiting. False when the socket would block, and then nothing was sent.
-    package static func sendWorkerReply(client: [UInt8], body: Frames, on socket: ZMQSocket) throws(ZMQError) -> Bool {
+    package static func sendWorkerReply(client: [UInt8], body: ReplyEncoding, on socket: ZMQSocket) throws(ZMQError) -> Bool {
         // Only the first frame can hit EAGAIN: libzmq queues the rest atomically.
         guard try socket.sendFrame([], more: true, dontWait: true) else { return false }
         _ = try socket.sendFrame(Self.worker, more: true, dontWait: true)
         _ = try socket.sendFrame(replyCommandFrame, more: true, dontWait: true)
         _ = try socket.sendFrame(client, more: true, dontWait: true)
-        _ = try socket.sendFrame([], more: !body.isEmpty, dontWait: true)
-        for (index, frame) in body.enumerated() {
-            _ = try socket.sendFrame(frame, more: index < body.count - 1, dontWait: true)
+        switch body {
+        case .oneFrame(let encoding):
+            _ = try socket.sendFrame([], more: true, dontWait: true)
+            _ = try socket.sendFrame(count: encoding.count, more: false, fill: encoding.write)
+        case .frames(let frames):
+            _ = try socket.sendFrame([], more: !frames.isEmpty, dontWait: true)
+            for (index, frame) in frames.enumerated() {
+                _ = try socket.sendFrame(frame, more: index < frames.count - 1, dontWait: true)
+            }
         }
         return true
     }

@@ -3,6 +3,7 @@ import Testing
 
 @testable import BusSupport
 @testable import BusWire
+@testable import BusZMQ
 
 /// The caller's request written straight into its message (``OneFrameEncoding``) and its
 /// reply read where libzmq received it (``ReplyBody/decodeBinaryOneFrame(_:name:)``): the same
@@ -36,6 +37,36 @@ struct InPlaceBodyTests {
         #expect(OneFrameEncoding(longMethod, binaryMeta: true) == nil)
         let longMeta = RequestBody(method: "m", meta: RequestMeta(id: "1", traceID: String(repeating: "t", count: 70_000)))
         #expect(OneFrameEncoding(longMeta, binaryMeta: false) == nil)
+    }
+
+    @Test func reply_encodedInTheFormOfItsRequest_isWhatEncodeAnsweringGives() throws {
+        let replies = [
+            ReplyBody(status: 200, meta: ReplyMeta(id: "42", from: "weather-7f3a9c-instance", elapsedMicros: 310), payload: Array(#"{"ok":true}"#.utf8)),
+            ReplyBody(status: 503, meta: ReplyMeta(id: "mine", from: "w"), payload: []),
+            ReplyBody(status: 1000, meta: ReplyMeta(id: "1"), payload: [1]),
+        ]
+        let requests: [Frames] = [
+            RequestBody(method: "m", meta: RequestMeta(id: "42", timeoutMs: 1000)).encode(oneFrame: true, binaryMeta: true),
+            RequestBody(method: "m", meta: RequestMeta(id: "42", timeoutMs: 1000)).encode(oneFrame: true, binaryMeta: false),
+            RequestBody(method: "m", meta: RequestMeta(id: "42", timeoutMs: 1000)).encode(),
+        ]
+        // Inside a whole worker message: the body starts at frame 5.
+        let head: Frames = [[], MDP.worker, [2], [9], []]
+        for reply in replies {
+            for request in requests {
+                let expected = reply.encode(answering: head + request, from: 5)
+                switch reply.encoding(answering: head + request, from: 5) {
+                case .oneFrame(let encoding):
+                    var out = [UInt8](repeating: 0, count: encoding.count)
+                    out.withUnsafeMutableBytes { encoding.write(to: $0) }
+                    #expect([out] == expected)
+                case .frames(let frames):
+                    #expect(frames == expected)
+                    // Only a reply that does not fit the one-frame form, or a request not in it.
+                    #expect(!(100...999).contains(reply.status) || request.count == 3)
+                }
+            }
+        }
     }
 
     private func decoded(_ frame: [UInt8], names: inout [String]) -> (body: ReplyBody, id: UInt64)? {

@@ -41,7 +41,7 @@ final class WorkerHandler: IOHandler {
     /// when its handler never suspends; nil leaves the request to `sink` (perhaps prepared).
     /// Asked only while no earlier request of this connection is unanswered, so replies keep
     /// their order.
-    let answerNow: (@Sendable (inout WorkerRequest) -> Frames?)?
+    let answerNow: (@Sendable (inout WorkerRequest) -> ReplyEncoding?)?
     private var kernelDeadline: MonotonicTime
     private var nextHeartbeat: MonotonicTime
     private(set) var phase = Phase.serving
@@ -51,7 +51,7 @@ final class WorkerHandler: IOHandler {
 
     init(
         loop: IOLoop, service: String, metadata: [UInt8], heartbeat: Duration, liveness: Int,
-        answerNow: (@Sendable (inout WorkerRequest) -> Frames?)? = nil, sink: @escaping @Sendable (WorkerRequest) -> Void
+        answerNow: (@Sendable (inout WorkerRequest) -> ReplyEncoding?)? = nil, sink: @escaping @Sendable (WorkerRequest) -> Void
     ) throws(ZMQError) {
         self.service = service
         self.metadata = metadata
@@ -118,12 +118,12 @@ final class WorkerHandler: IOHandler {
     }
 
     /// Sends the reply for a request this worker received.
-    func reply(_ loop: IOLoop, client: [UInt8], body: Frames) {
+    func reply(_ loop: IOLoop, client: [UInt8], body: ReplyEncoding) {
         inFlight = max(0, inFlight - 1)
         send(loop, client: client, body: body)
     }
 
-    private func send(_ loop: IOLoop, client: [UInt8], body: Frames) {
+    private func send(_ loop: IOLoop, client: [UInt8], body: ReplyEncoding) {
         do {
             if try !MDP.sendWorkerReply(client: client, body: body, on: socket) {
                 loop.logger.error("worker of \(service) could not send a reply: its queue towards the kernel is full")

@@ -57,9 +57,9 @@ public final class ServiceHandle: Sendable {
                         let reply = await service.run(prepared, instance: client.instance, logger: logger)
                         // Each request is answered in its own form (one frame and binary meta from
                         // Bus clients).
-                        let frames = reply.encode(answering: request.frames, from: request.bodyStart)
+                        let encoding = reply.encoding(answering: request.frames, from: request.bodyStart)
                         io.submit { loop in
-                            (loop.handlers[request.worker] as? WorkerHandler)?.reply(loop, client: request.client, body: frames)
+                            (loop.handlers[request.worker] as? WorkerHandler)?.reply(loop, client: request.client, body: encoding)
                         }
                         counters.withLock {
                             $0.inFlight -= 1
@@ -79,14 +79,14 @@ public final class ServiceHandle: Sendable {
 
     /// On the I/O thread, as the request is read: the reply's frames when its handler never
     /// suspends (or no handler runs at all); else nil, with the request decoded for the task.
-    @Sendable private func answerNow(_ request: inout WorkerRequest) -> Frames? {
+    @Sendable private func answerNow(_ request: inout WorkerRequest) -> ReplyEncoding? {
         let prepared = service.prepare(request.frames, from: request.bodyStart, received: request.received, instance: client.instance)
         guard let reply = service.runNow(prepared, instance: client.instance, logger: client.logger) else {
             request.prepared = prepared
             return nil
         }
         counters.withLock { $0.handled += 1 }
-        return reply.encode(answering: request.frames, from: request.bodyStart)
+        return reply.encoding(answering: request.frames, from: request.bodyStart)
     }
 
     /// Leaves the bus gracefully: each worker sends DISCONNECT, answers every request the
