@@ -192,3 +192,50 @@ extension MDP {
         return true
     }
 }
+
+extension RequestBody {
+    /// A request body in the one-frame form read where it was received: method and meta in
+    /// place, only the payload copied out. Nil for any other body, or one that does not read
+    /// cleanly: the general ``decode(_:from:)`` then decides (and says what is wrong).
+    package static func decodeOneFrame(_ frame: UnsafeRawBufferPointer) -> RequestBody? {
+        // [marker][u8 n][method][u16 meta length][meta][payload]
+        guard frame.count >= 4, frame[0] == OneFrameBody.marker else { return nil }
+        let methodEnd = 2 + Int(frame[1])
+        guard methodEnd > 2, frame.count >= methodEnd + 2 else { return nil }
+        let metaStart = methodEnd + 2
+        let metaEnd = metaStart + (Int(frame[methodEnd]) << 8 | Int(frame[methodEnd + 1]))
+        guard frame.count >= metaEnd,
+            let method = UTF8Text.string(UnsafeRawBufferPointer(rebasing: frame[2..<methodEnd]).assumingMemoryBound(to: UInt8.self))
+        else { return nil }
+        let metaBytes = UnsafeRawBufferPointer(rebasing: frame[metaStart..<metaEnd])
+        var meta = RequestMeta()
+        if metaBytes.first == BinaryMeta.tag {
+            // tag, u64 id, u32 timeout_ms (0: none), u8 n, n bytes caller
+            guard metaBytes.count >= 14, metaBytes.count == 14 + Int(metaBytes[13]) else { return nil }
+            var id: UInt64 = 0
+            for i in 1...8 { id = id << 8 | UInt64(metaBytes[i]) }
+            var timeout: UInt32 = 0
+            for i in 9...12 { timeout = timeout << 8 | UInt32(metaBytes[i]) }
+            meta.id = String(id)
+            meta.timeoutMs = timeout == 0 ? nil : Int(timeout)
+            if metaBytes.count > 14 {
+                guard let caller = UTF8Text.string(UnsafeRawBufferPointer(rebasing: metaBytes[14...]).assumingMemoryBound(to: UInt8.self))
+                else { return nil }
+                meta.caller = caller
+            }
+        } else if !metaBytes.isEmpty {
+            guard let parsed = RequestMeta.parse(Array(metaBytes)) else { return nil }
+            meta = parsed
+        }
+        return RequestBody(method: method, meta: meta, payload: Array(frame[metaEnd...]))
+    }
+
+    /// True when the one-frame request body `frame` carries binary meta (its reply then does too).
+    package static func oneFrameHasBinaryMeta(_ frame: UnsafeRawBufferPointer) -> Bool {
+        guard frame.count >= 2 else { return false }
+        let metaStart = 2 + Int(frame[1]) + 2
+        guard frame.count > metaStart else { return false }
+        let metaCount = Int(frame[metaStart - 2]) << 8 | Int(frame[metaStart - 1])
+        return metaCount > 0 && frame[metaStart] == BinaryMeta.tag
+    }
+}

@@ -32,6 +32,48 @@ struct InPlaceBodyTests {
         }
     }
 
+    @Test func request_readInPlace_isWhatTheArrayDecoderReads() throws {
+        let bodies = [
+            RequestBody(method: "echo", meta: RequestMeta(id: "42", timeoutMs: 1000, caller: "caller-with-a-long-name"), payload: Array(#"{"a":1}"#.utf8)),
+            RequestBody(method: "ping", meta: RequestMeta(id: "0"), payload: []),
+            RequestBody(method: "m", meta: RequestMeta(id: "own-id", timeoutMs: 1000, caller: "c"), payload: [1, 2, 3]),
+            RequestBody(method: "x"),
+        ]
+        for body in bodies {
+            for binaryMeta in [false, true] {
+                let frame = body.encode(oneFrame: true, binaryMeta: binaryMeta)[0]
+                let decoded = frame.withUnsafeBytes { RequestBody.decodeOneFrame($0) }
+                #expect(decoded == (try RequestBody.decode([frame])))
+                let hasBinary = frame.withUnsafeBytes { RequestBody.oneFrameHasBinaryMeta($0) }
+                #expect(hasBinary == (binaryMeta && body.meta.binaryFields() != nil))
+                // The reply to it takes the same form as `encode(answering:)` gives.
+                let reply = ReplyBody(status: 200, meta: ReplyMeta(id: body.meta.id, from: "w"), payload: [7])
+                #expect(reply.encode(oneFrame: true, binaryMeta: hasBinary) == reply.encode(answering: [frame]))
+            }
+        }
+    }
+
+    @Test func request_readInPlace_leavesAnyOtherOrUnreadableBody_toTheArrayDecoder() {
+        func inPlace(_ frame: [UInt8]) -> RequestBody? { frame.withUnsafeBytes { RequestBody.decodeOneFrame($0) } }
+        let good = RequestBody(method: "echo", meta: RequestMeta(id: "5", timeoutMs: 100, caller: "c"), payload: [1]).encode(oneFrame: true, binaryMeta: true)[0]
+        #expect(inPlace(good) != nil)
+        #expect(inPlace(Array("echo".utf8)) == nil)
+        #expect(inPlace([]) == nil)
+        for cut in 1..<(good.count - 1) where cut < 2 + 4 + 2 + 14 + 1 {
+            #expect(inPlace(Array(good.prefix(cut))) == nil)
+        }
+        var noMethod = good
+        noMethod[1] = 0
+        #expect(inPlace(noMethod) == nil)
+        var badCaller = good
+        badCaller[2 + 4 + 2 + 14] = 0xFF
+        #expect(inPlace(badCaller) == nil)
+        #expect(throws: BusError.self) { try RequestBody.decode([badCaller]) }
+        var badJSON = RequestBody(method: "echo", meta: RequestMeta(id: "own"), payload: []).encode(oneFrame: true)[0]
+        badJSON[2 + 4 + 2] = UInt8(ascii: "[")
+        #expect(inPlace(badJSON) == nil)
+    }
+
     @Test func request_thatDoesNotFitOneFrame_hasNoInPlaceEncoding() {
         let longMethod = RequestBody(method: String(repeating: "m", count: 256), meta: RequestMeta(id: "1"))
         #expect(OneFrameEncoding(longMethod, binaryMeta: true) == nil)

@@ -37,6 +37,7 @@ public final class ServiceHandle: Sendable {
                     let worker = try WorkerHandler(
                         loop: loop, service: service.name, metadata: metadataBytes, heartbeat: client.options.heartbeat,
                         liveness: client.options.liveness, answerNow: service.execution == .ioThread ? answerNow : nil,
+                        answerInPlace: service.execution == .ioThread ? answerInPlace : nil,
                         sink: { requests.push($0) })
                     loop.add(worker)
                     workers.withLock { $0.append(ObjectIdentifier(worker)) }
@@ -87,6 +88,16 @@ public final class ServiceHandle: Sendable {
         }
         counters.withLock { $0.handled += 1 }
         return reply.encoding(answering: request.frames, from: request.bodyStart)
+    }
+
+    /// ``answerNow(_:)`` for a one-frame request decoded in place (`binaryMeta`: its meta, and
+    /// so the reply's, is binary).
+    @Sendable private func answerInPlace(_ request: RequestBody, binaryMeta: Bool, received: MonotonicTime) -> InPlaceAnswer {
+        let prepared = service.prepare(request, received: received, instance: client.instance)
+        guard let reply = service.runNow(prepared, instance: client.instance, logger: client.logger) else { return .later(prepared) }
+        counters.withLock { $0.handled += 1 }
+        if let encoding = OneFrameEncoding(reply, binaryMeta: binaryMeta) { return .reply(.oneFrame(encoding)) }
+        return .reply(.frames(reply.encode(oneFrame: true, binaryMeta: binaryMeta)))
     }
 
     /// Leaves the bus gracefully: each worker sends DISCONNECT, answers every request the
