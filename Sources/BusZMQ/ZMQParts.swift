@@ -5,7 +5,7 @@ import CZeroMQ
 /// last slot are received into it, overwriting each other, and only counted. Thread-confined
 /// like the socket it reads; `close()` releases the messages.
 package final class ZMQParts {
-    let capacity: Int
+    package let capacity: Int
     private let messages: UnsafeMutablePointer<zmq_msg_t>
     private var closed = false
 

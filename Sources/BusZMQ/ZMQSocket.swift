@@ -217,6 +217,29 @@ package final class ZMQSocket {
         return try sendFrame(more: more, dontWait: true) { raw, flags in text.withUTF8 { zmq_send(raw, $0.baseAddress, $0.count, flags) } }
     }
 
+    /// One frame of `count` bytes written by `fill` straight into the message libzmq sends
+    /// (no array and no copy of it), without waiting; false on `EAGAIN`, and then nothing was
+    /// sent. `fill` must write all `count` bytes.
+    package func sendFrame(count: Int, more: Bool, fill: (UnsafeMutableRawBufferPointer) -> Void) throws(ZMQError) -> Bool {
+        var msg = zmq_msg_t()
+        guard zmq_msg_init_size(&msg, count) == 0 else { throw ZMQError(code: zmq_errno(), call: "zmq_msg_init_size(\(count))") }
+        if count > 0 { fill(UnsafeMutableRawBufferPointer(start: zmq_msg_data(&msg), count: count)) }
+        let raw = self.raw
+        needsEventCheck = true
+        let flags = ZMQ_DONTWAIT | (more ? ZMQ_SNDMORE : 0)
+        do {
+            // A sent message belongs to libzmq; one that was not is still ours to close.
+            guard try zmqCall("zmq_msg_send(\(endpoint))", { zmq_msg_send(&msg, raw, flags) }) != nil else {
+                zmq_msg_close(&msg)
+                return false
+            }
+        } catch {
+            zmq_msg_close(&msg)
+            throw error
+        }
+        return true
+    }
+
     /// The frame sends above: `send` calls `zmq_send` with the socket and the flags.
     @inline(__always)
     private func sendFrame(more: Bool, dontWait: Bool, _ send: (UnsafeMutableRawPointer, Int32) -> Int32) throws(ZMQError) -> Bool {
@@ -255,23 +278,7 @@ package final class ZMQSocket {
                 return nil
             }
             let size = zmq_msg_size(&msg)
-            let position = frames.count
-            if size == 0 {
-                frames.append([])
-            } else {
-                let bytes = UnsafeRawBufferPointer(start: zmq_msg_data(&msg)!, count: size)
-                if size <= Self.recentMaxSize, position < Self.recentPositions {
-                    let newer = 2 * position
-                    if !recentFrames[newer].hasSameBytes(as: bytes) {
-                        // The older slot takes the newer's place either way; a match there is reused.
-                        recentFrames.swapAt(newer, newer + 1)
-                        if !recentFrames[newer].hasSameBytes(as: bytes) { recentFrames[newer] = Array(bytes) }
-                    }
-                    frames.append(recentFrames[newer])
-                } else {
-                    frames.append(Array(bytes))
-                }
-            }
+            frames.append(size == 0 ? [] : frame(UnsafeRawBufferPointer(start: zmq_msg_data(&msg)!, count: size), at: frames.count))
             // A ROUTER's routing-id frame is made locally and has no connection metadata: take
             // the property from the first frame that has it.
             if value == nil, let property, let cString = zmq_msg_gets(&msg, property) {
@@ -279,6 +286,21 @@ package final class ZMQSocket {
             }
         } while zmq_msg_more(&msg) == 1
         return (frames, value)
+    }
+
+    /// The frame at `position` of a message this socket received, as an array: a small frame
+    /// with the bytes of one of the last two at that position is that array again
+    /// (`recentFrames`).
+    package func frame(_ bytes: UnsafeRawBufferPointer, at position: Int) -> [UInt8] {
+        guard !bytes.isEmpty else { return [] }
+        guard bytes.count <= Self.recentMaxSize, position < Self.recentPositions else { return Array(bytes) }
+        let newer = 2 * position
+        if !recentFrames[newer].hasSameBytes(as: bytes) {
+            // The older slot takes the newer's place either way; a match there is reused.
+            recentFrames.swapAt(newer, newer + 1)
+            if !recentFrames[newer].hasSameBytes(as: bytes) { recentFrames[newer] = Array(bytes) }
+        }
+        return recentFrames[newer]
     }
 
     /// Whether a message can be read now (`ZMQ_EVENTS & ZMQ_POLLIN`).

@@ -29,7 +29,8 @@ extension BusClient {
         meta.id = customID ?? String(id)
         meta.timeoutMs = meta.timeoutMs ?? Int(timeoutMs)
         meta.caller = meta.caller ?? options.name
-        let body = RequestBody(method: method, meta: meta, payload: payload).encode(oneFrame: true, binaryMeta: customID == nil)
+        // Encoded on the I/O thread, straight into the message it sends.
+        let request = RequestBody(method: method, meta: meta, payload: payload)
         let deadline = MonotonicTime.now + timeout
         let io = self.io
         // Resumed exactly once: the I/O thread runs every operation it accepted (it stops only
@@ -41,7 +42,7 @@ extension BusClient {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<RequestOutcome, Never>) in
                 let accepted = io.submit { loop in
                     do throws(ZMQError) {
-                        try loop.requesterHandler().send(id: id, customID: customID, service: service, body: body, deadline: deadline) {
+                        try loop.requesterHandler().send(id: id, customID: customID, service: service, request: request, deadline: deadline) {
                             continuation.resume(returning: $0)
                         }
                     } catch {

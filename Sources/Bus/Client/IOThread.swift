@@ -194,6 +194,16 @@ final class IOThread: TaskExecutor, Sendable {
     var wakeFD: Int32 { wake.fd }
 
     func takeWork(drain: Bool = true) -> (operations: [Operation], publishes: PackedEvents?, jobs: [UnownedJob], stopping: Bool) {
+        var operations: [Operation] = []
+        var jobs: [UnownedJob] = []
+        let (publishes, stopping) = takeWork(drain: drain, operations: &operations, jobs: &jobs)
+        return (operations, publishes, jobs, stopping)
+    }
+
+    /// Takes the queued work: the operations and jobs are swapped with `operations` and `jobs`,
+    /// which the loop hands in empty, so the emptied buffers of its last turn take the next
+    /// turn's work without an allocation.
+    func takeWork(drain: Bool, operations: inout [Operation], jobs: inout [UnownedJob]) -> (publishes: PackedEvents?, stopping: Bool) {
         if drain { wake.drain() }
         // Swapped out, not copied: `removeAll(keepingCapacity:)` on a buffer the caller still
         // holds would allocate a new one as large as the biggest batch on every turn.
@@ -204,12 +214,14 @@ final class IOThread: TaskExecutor, Sendable {
                 q.publishes = q.spare ?? PackedEvents()
                 q.spare = nil
             }
-            let taken = (q.operations, publishes, q.jobs, q.stopping)
-            q.operations = []
-            q.jobs = []
-            return taken
+            swap(&q.operations, &operations)
+            swap(&q.jobs, &jobs)
+            return (publishes, q.stopping)
         }
     }
+
+    /// Buffers of queued work above this many entries are not kept for reuse.
+    static let workSpareLimit = 1024
 
     /// True when work is queued (the loop then polls without waiting). With
     /// `holdingPublishes` (the publisher socket is full) queued publishes do not count, and
@@ -370,18 +382,23 @@ final class IOLoop {
         var watchingSubscriber = true
         var stopping = false
         var woken = true
+        // The buffers each turn's operations and jobs are taken in, emptied and handed back.
+        var operations: [IOThread.Operation] = []
+        var jobs: [UnownedJob] = []
         while true {
             // The wake-up pipe is read only when the poll saw it readable: no syscall per turn.
             // Work that work queued (a job resumed by a reply queues the next send, a handler
             // queues its reply) runs in the same turn, up to a bound so sockets are not starved.
             var rounds = 0
             repeat {
-                let work = thread.takeWork(drain: woken && rounds == 0)
+                let work = thread.takeWork(drain: woken && rounds == 0, operations: &operations, jobs: &jobs)
                 // Publishes before operations: a `flushPublishes` taken with them counts them
                 // as published before it (they were queued first).
                 if let publishes = work.publishes { sendPublishes(publishes) }
-                for operation in work.operations { operation(self) }
-                thread.run(work.jobs)
+                for operation in operations { operation(self) }
+                thread.run(jobs)
+                operations.removeAll(keepingCapacity: operations.capacity <= IOThread.workSpareLimit)
+                jobs.removeAll(keepingCapacity: jobs.capacity <= IOThread.workSpareLimit)
                 if work.stopping { stopping = true }
                 rounds += 1
             } while !stopping && rounds < 4 && thread.hasWork(holdingPublishes: publisher?.isBlocked ?? false)

@@ -25,14 +25,20 @@ final class RequesterHandler: IOHandler {
         var service: String
         /// The id the caller gave (sent instead of the number).
         var customID: String?
-        /// The request body until it is sent.
-        var body: Frames
+        /// The request until it is sent (then nil): encoded when it goes out, straight into
+        /// the message libzmq sends.
+        var request: RequestBody?
+        /// Its meta goes as ``BinaryMeta`` (no id of the caller's own).
+        var binaryMeta: Bool
         var deadline: MonotonicTime
         var sent: Bool
         var completion: Completion
     }
 
     let socket: ZMQSocket
+    /// Replies are received into these and read in place.
+    private let parts: ZMQParts
+    private var lastFrom: (bytes: [UInt8], name: String) = ([], "")
     private var pending: [UInt64: Pending] = [:]
     /// The number of each pending request sent with the caller's own id.
     private var customIDs: [String: UInt64] = [:]
@@ -45,26 +51,39 @@ final class RequesterHandler: IOHandler {
 
     init(loop: IOLoop) throws(ZMQError) {
         socket = try loop.connect(.dealer, to: loop.endpoints.requests, tuning: .client)
+        parts = ZMQParts(capacity: 16)
     }
 
-    func send(id: UInt64, customID: String?, service: String, body: Frames, deadline: MonotonicTime, completion: @escaping Completion) {
+    func send(id: UInt64, customID: String?, service: String, request: RequestBody, deadline: MonotonicTime, completion: @escaping Completion) {
         var sent = false
+        let binaryMeta = customID == nil
         if unsent.isEmpty {
             // Nothing waits before it: straight to libzmq, without going through `unsent`.
             do {
-                sent = try MDP.sendClientRequest(service: service, body: body, on: socket)
+                sent = try Self.send(request, binaryMeta: binaryMeta, service: service, on: socket)
             } catch {
                 completion(.failed(.zmq(error)))
                 return
             }
         }
-        pending[id] = Pending(service: service, customID: customID, body: sent ? [] : body, deadline: deadline, sent: sent, completion: completion)
+        pending[id] = Pending(
+            service: service, customID: customID, request: sent ? nil : request, binaryMeta: binaryMeta, deadline: deadline, sent: sent,
+            completion: completion)
         if let customID { customIDs[customID] = id }
         if earliest == nil || deadline < earliest! { earliest = deadline }
         if !sent {
             unsent.append(id)
             flush()
         }
+    }
+
+    /// Sends a request in the one-frame form, written straight into its message (the three
+    /// frames when it does not fit that form); false when the socket would block.
+    private static func send(_ request: RequestBody, binaryMeta: Bool, service: String, on socket: ZMQSocket) throws(ZMQError) -> Bool {
+        if let encoding = OneFrameEncoding(request, binaryMeta: binaryMeta) {
+            return try MDP.sendClientRequest(service: service, body: encoding, on: socket)
+        }
+        return try MDP.sendClientRequest(service: service, body: request.encode(oneFrame: true, binaryMeta: binaryMeta), on: socket)
     }
 
     func cancel(id: UInt64) {
@@ -96,12 +115,14 @@ final class RequesterHandler: IOHandler {
         var done = 0
         defer { unsent.removeFirst(done) }
         for id in unsent {
-            guard let index = pending.index(forKey: id) else {
+            // Gone (cancelled), or sent already.
+            guard let index = pending.index(forKey: id), let request = pending.values[index].request else {
                 done += 1
                 continue
             }
             do {
-                guard try MDP.sendClientRequest(service: pending.values[index].service, body: pending.values[index].body, on: socket) else { return }
+                let waiting = pending.values[index]
+                guard try Self.send(request, binaryMeta: waiting.binaryMeta, service: waiting.service, on: socket) else { return }
             } catch {
                 let request = remove(at: index)
                 done += 1
@@ -109,38 +130,67 @@ final class RequesterHandler: IOHandler {
                 continue
             }
             pending.values[index].sent = true
-            // Sent: the body is not needed any more.
-            pending.values[index].body = []
+            // Sent: the request is not needed any more.
+            pending.values[index].request = nil
             done += 1
         }
     }
 
     func readable(_ loop: IOLoop) {
         for _ in 0..<1024 {
-            guard let frames = try? socket.receive() else { return }
-            guard frames.count >= 3, frames[0].isEmpty, frames[1] == MDP.client else {
-                loop.logger.warning("dropped a reply that is not MDPC01", metadata: ["frames": String(frames.count)])
+            guard let count = (try? parts.receive(socket)) ?? nil else { return }
+            // A bus worker's reply to a bus caller: `[""][MDPC01][service][one frame, binary
+            // meta]`, read where libzmq received it.
+            if count == 4, parts.size(0) == 0, MDP.client.hasSameBytes(as: parts.bytes(1)),
+                let (reply, number) = ReplyBody.decodeBinaryOneFrame(parts.bytes(3), name: replyFrom)
+            {
+                if let index = pending.index(forKey: number), pending.values[index].customID == nil {
+                    remove(at: index)?.completion(.reply(reply))
+                }
                 continue
             }
-            let reply: ReplyBody
-            do {
-                reply = try ReplyBody.decode(frames, from: 3)
-            } catch {
-                loop.logger.warning("dropped a reply from \(String(decoding: frames[2], as: UTF8.self)): \(error)")
+            guard count <= parts.capacity else {
+                loop.logger.warning("dropped a reply of \(count) frames", metadata: ["frames": String(count)])
                 continue
             }
-            let binary = ReplyBody.hasBinaryMeta(frames, from: 3)
-            var index = reply.meta.id.flatMap { pendingIndex(of: $0, binary: binary, service: frames[2][...]) }
-            if index == nil {
-                // A reply without our id (an unmodified worker): match it when only one
-                // request to that service is waiting.
-                let service = String(decoding: frames[2], as: UTF8.self)
-                let candidates = pending.indices.filter { pending.values[$0].service == service && pending.values[$0].sent }
-                index = candidates.count == 1 ? candidates[0] : nil
-            }
-            guard let index else { continue }
-            remove(at: index)?.completion(.reply(reply))
+            handle((0..<count).map { Array(parts.bytes($0)) }, loop)
         }
+    }
+
+    /// The `from` of a reply in binary meta: the string made for the last reply when the bytes
+    /// are the same (a caller's replies mostly come from one worker instance, whose name is
+    /// longer than a string holds without an allocation of its own).
+    private func replyFrom(_ bytes: UnsafeRawBufferPointer) -> String? {
+        if lastFrom.bytes.hasSameBytes(as: bytes) { return lastFrom.name }
+        guard let name = UTF8Text.string(bytes.assumingMemoryBound(to: UInt8.self)) else { return nil }
+        lastFrom = (Array(bytes), name)
+        return name
+    }
+
+    /// Any other reply, as frames.
+    private func handle(_ frames: Frames, _ loop: IOLoop) {
+        guard frames.count >= 3, frames[0].isEmpty, frames[1] == MDP.client else {
+            loop.logger.warning("dropped a reply that is not MDPC01", metadata: ["frames": String(frames.count)])
+            return
+        }
+        let reply: ReplyBody
+        do {
+            reply = try ReplyBody.decode(frames, from: 3)
+        } catch {
+            loop.logger.warning("dropped a reply from \(String(decoding: frames[2], as: UTF8.self)): \(error)")
+            return
+        }
+        let binary = ReplyBody.hasBinaryMeta(frames, from: 3)
+        var index = reply.meta.id.flatMap { pendingIndex(of: $0, binary: binary, service: frames[2][...]) }
+        if index == nil {
+            // A reply without our id (an unmodified worker): match it when only one
+            // request to that service is waiting.
+            let service = String(decoding: frames[2], as: UTF8.self)
+            let candidates = pending.indices.filter { pending.values[$0].service == service && pending.values[$0].sent }
+            index = candidates.count == 1 ? candidates[0] : nil
+        }
+        guard let index else { return }
+        remove(at: index)?.completion(.reply(reply))
     }
 
     func tick(_ loop: IOLoop, now: MonotonicTime) -> MonotonicTime? {
@@ -172,6 +222,7 @@ final class RequesterHandler: IOHandler {
         customIDs.removeAll()
         loop.release(socket)
         socket.close()
+        parts.close()
     }
 }
 

@@ -15,6 +15,13 @@ struct WorkerRequest: Sendable {
     var prepared: BusService.Prepared?
 }
 
+/// What a service makes of a request read in place: its reply, or the decoded request for a
+/// handler that suspends.
+enum InPlaceAnswer {
+    case reply(ReplyEncoding)
+    case later(BusService.Prepared)
+}
+
 /// One MDP worker connection (`MDPW01`) to the kernel: READY with the instance's metadata,
 /// heartbeats both ways, reconnect when the kernel goes silent, and a drain that sends
 /// DISCONNECT and waits for the kernel's DISCONNECT back before closing.
@@ -41,7 +48,12 @@ final class WorkerHandler: IOHandler {
     /// when its handler never suspends; nil leaves the request to `sink` (perhaps prepared).
     /// Asked only while no earlier request of this connection is unanswered, so replies keep
     /// their order.
-    let answerNow: (@Sendable (inout WorkerRequest) -> Frames?)?
+    let answerNow: (@Sendable (inout WorkerRequest) -> ReplyEncoding?)?
+    /// With `answerNow`: the same for a request in the one-frame form, decoded where it was
+    /// received (the `Bool`: its meta is binary, and so the reply's).
+    let answerInPlace: (@Sendable (RequestBody, Bool, MonotonicTime) -> InPlaceAnswer)?
+    /// Messages are received into these; a one-frame request is read in place.
+    private let parts: ZMQParts
     private var kernelDeadline: MonotonicTime
     private var nextHeartbeat: MonotonicTime
     private(set) var phase = Phase.serving
@@ -51,7 +63,9 @@ final class WorkerHandler: IOHandler {
 
     init(
         loop: IOLoop, service: String, metadata: [UInt8], heartbeat: Duration, liveness: Int,
-        answerNow: (@Sendable (inout WorkerRequest) -> Frames?)? = nil, sink: @escaping @Sendable (WorkerRequest) -> Void
+        answerNow: (@Sendable (inout WorkerRequest) -> ReplyEncoding?)? = nil,
+        answerInPlace: (@Sendable (RequestBody, Bool, MonotonicTime) -> InPlaceAnswer)? = nil,
+        sink: @escaping @Sendable (WorkerRequest) -> Void
     ) throws(ZMQError) {
         self.service = service
         self.metadata = metadata
@@ -59,11 +73,13 @@ final class WorkerHandler: IOHandler {
         silenceNanos = heartbeat.nanosecondsClamped(times: liveness)
         self.sink = sink
         self.answerNow = answerNow
+        self.answerInPlace = answerInPlace
         let now = MonotonicTime.now
         kernelDeadline = now.advanced(by: silenceNanos)
         nextHeartbeat = now.advanced(by: heartbeatNanos)
         socket = try Self.open(loop)
         try socket.send(MDP.workerReady(service: service, metadata: metadata), dontWait: true)
+        parts = ZMQParts(capacity: 8)
     }
 
     private static func open(_ loop: IOLoop) throws(ZMQError) -> ZMQSocket {
@@ -73,10 +89,33 @@ final class WorkerHandler: IOHandler {
 
     func readable(_ loop: IOLoop) {
         for _ in 0..<256 {
-            guard let frames = try? socket.receive() else { return }
+            guard let count = (try? parts.receive(socket)) ?? nil else { return }
             let now = MonotonicTime.now
             kernelDeadline = now.advanced(by: silenceNanos)
             silentWindows = 0
+            // `[""][MDPW01][REQUEST][client][""][one-frame body]`, answered at once: read where
+            // libzmq received it.
+            if count == 6, inFlight == 0, let answerInPlace, parts.size(0) == 0, parts.size(4) == 0,
+                MDP.worker.hasSameBytes(as: parts.bytes(1)), parts.size(2) == 1, parts.bytes(2)[0] == MDP.Command.request.rawValue,
+                let body = RequestBody.decodeOneFrame(parts.bytes(5))
+            {
+                let client = socket.frame(parts.bytes(3), at: 3)
+                switch answerInPlace(body, RequestBody.oneFrameHasBinaryMeta(parts.bytes(5)), now) {
+                case .reply(let reply):
+                    send(loop, client: client, body: reply)
+                case .later(let prepared):
+                    var request = WorkerRequest(worker: ObjectIdentifier(self), client: client, frames: frames(count), bodyStart: 5, received: now)
+                    request.prepared = prepared
+                    inFlight += 1
+                    sink(request)
+                }
+                continue
+            }
+            guard count <= parts.capacity else {
+                loop.logger.warning("worker of \(service) dropped a message of \(count) frames")
+                continue
+            }
+            let frames = frames(count)
             guard frames.count >= 3, frames[0].isEmpty, frames[1] == MDP.worker, frames[2].count == 1,
                 let command = MDP.Command(rawValue: frames[2][0])
             else {
@@ -117,15 +156,23 @@ final class WorkerHandler: IOHandler {
         }
     }
 
+    /// The message in `parts` as frames (small repeated frames shared, as the socket's own
+    /// receive does).
+    private func frames(_ count: Int) -> Frames {
+        (0..<count).map { socket.frame(parts.bytes($0), at: $0) }
+    }
+
     /// Sends the reply for a request this worker received.
-    func reply(_ loop: IOLoop, client: [UInt8], body: Frames) {
+    func reply(_ loop: IOLoop, client: [UInt8], body: ReplyEncoding) {
         inFlight = max(0, inFlight - 1)
         send(loop, client: client, body: body)
     }
 
-    private func send(_ loop: IOLoop, client: [UInt8], body: Frames) {
+    private func send(_ loop: IOLoop, client: [UInt8], body: ReplyEncoding) {
         do {
-            try socket.send(MDP.workerReply(client: client, body: body))
+            if try !MDP.sendWorkerReply(client: client, body: body, on: socket) {
+                loop.logger.error("worker of \(service) could not send a reply: its queue towards the kernel is full")
+            }
         } catch {
             loop.logger.error("worker of \(service) could not send a reply", metadata: ["error": error.description])
         }
@@ -201,5 +248,6 @@ final class WorkerHandler: IOHandler {
         onDrained = nil
         loop.release(socket)
         socket.close()
+        parts.close()
     }
 }

@@ -128,6 +128,11 @@ public final class BusService: Sendable {
         } catch {
             return .done(.error(400, code: "malformed", message: error.description, id: nil, from: instance))
         }
+        return prepare(request, received: received, instance: instance)
+    }
+
+    /// Finds the handler of a decoded request.
+    func prepare(_ request: RequestBody, received: MonotonicTime, instance: String) -> Prepared {
         guard let entry = handlers.withLock({ $0[request.method] }) else {
             return .done(
                 .error(

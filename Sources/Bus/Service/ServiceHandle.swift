@@ -37,6 +37,7 @@ public final class ServiceHandle: Sendable {
                     let worker = try WorkerHandler(
                         loop: loop, service: service.name, metadata: metadataBytes, heartbeat: client.options.heartbeat,
                         liveness: client.options.liveness, answerNow: service.execution == .ioThread ? answerNow : nil,
+                        answerInPlace: service.execution == .ioThread ? answerInPlace : nil,
                         sink: { requests.push($0) })
                     loop.add(worker)
                     workers.withLock { $0.append(ObjectIdentifier(worker)) }
@@ -57,9 +58,9 @@ public final class ServiceHandle: Sendable {
                         let reply = await service.run(prepared, instance: client.instance, logger: logger)
                         // Each request is answered in its own form (one frame and binary meta from
                         // Bus clients).
-                        let frames = reply.encode(answering: request.frames, from: request.bodyStart)
+                        let encoding = reply.encoding(answering: request.frames, from: request.bodyStart)
                         io.submit { loop in
-                            (loop.handlers[request.worker] as? WorkerHandler)?.reply(loop, client: request.client, body: frames)
+                            (loop.handlers[request.worker] as? WorkerHandler)?.reply(loop, client: request.client, body: encoding)
                         }
                         counters.withLock {
                             $0.inFlight -= 1
@@ -79,14 +80,24 @@ public final class ServiceHandle: Sendable {
 
     /// On the I/O thread, as the request is read: the reply's frames when its handler never
     /// suspends (or no handler runs at all); else nil, with the request decoded for the task.
-    @Sendable private func answerNow(_ request: inout WorkerRequest) -> Frames? {
+    @Sendable private func answerNow(_ request: inout WorkerRequest) -> ReplyEncoding? {
         let prepared = service.prepare(request.frames, from: request.bodyStart, received: request.received, instance: client.instance)
         guard let reply = service.runNow(prepared, instance: client.instance, logger: client.logger) else {
             request.prepared = prepared
             return nil
         }
         counters.withLock { $0.handled += 1 }
-        return reply.encode(answering: request.frames, from: request.bodyStart)
+        return reply.encoding(answering: request.frames, from: request.bodyStart)
+    }
+
+    /// ``answerNow(_:)`` for a one-frame request decoded in place (`binaryMeta`: its meta, and
+    /// so the reply's, is binary).
+    @Sendable private func answerInPlace(_ request: RequestBody, binaryMeta: Bool, received: MonotonicTime) -> InPlaceAnswer {
+        let prepared = service.prepare(request, received: received, instance: client.instance)
+        guard let reply = service.runNow(prepared, instance: client.instance, logger: client.logger) else { return .later(prepared) }
+        counters.withLock { $0.handled += 1 }
+        if let encoding = OneFrameEncoding(reply, binaryMeta: binaryMeta) { return .reply(.oneFrame(encoding)) }
+        return .reply(.frames(reply.encode(oneFrame: true, binaryMeta: binaryMeta)))
     }
 
     /// Leaves the bus gracefully: each worker sends DISCONNECT, answers every request the
