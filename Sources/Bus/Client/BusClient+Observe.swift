@@ -67,7 +67,7 @@ extension BusClient {
             var last: UInt64 = 0
             fetch(.current)
             for await input in inbox {
-                let event: (meta: EventMeta, payload: [UInt8], origin: ObservedOrigin)
+                let event: (meta: EventMeta, payload: EventPayload, origin: ObservedOrigin)
                 switch input {
                 case .event(let live):
                     guard live.topic == topic, live.meta.seq > last else { continue }
@@ -76,11 +76,11 @@ extension BusClient {
                     event = (live.meta, live.payload, live.isSnapshot ? .current : .live)
                 case .fetched(let value, let origin):
                     guard let value, value.meta.seq > last else { continue }
-                    event = (value.meta, value.payload, origin)
+                    event = (value.meta, EventPayload(value.payload), origin)
                 }
                 last = event.meta.seq
                 do {
-                    let decoded = try JSONDecoder().decode(Value.self, from: Data(event.payload))
+                    let decoded = try event.payload.decodeJSON(Value.self)
                     deliver.yield(Observed(value: decoded, seq: event.meta.seq, meta: event.meta, origin: event.origin))
                 } catch {
                     logger.warning("observe(\(topic)): seq \(event.meta.seq) is not a \(Value.self); skipped")

@@ -7,7 +7,9 @@ import Foundation
 public struct BusEvent: Sendable, Equatable {
     public let topic: String
     public let meta: EventMeta
-    public let payload: [UInt8]
+    /// The payload's bytes. A received event's payload shares a buffer with other events'
+    /// (``EventPayload`` says how much a kept one keeps alive).
+    public let payload: EventPayload
     /// How many events of this topic from this publisher instance were lost just before this
     /// one (a gap in sequence numbers). Zero when none were.
     public internal(set) var missed: UInt64 = 0
@@ -18,28 +20,33 @@ public struct BusEvent: Sendable, Equatable {
     /// replayed events and the kernel's repeats of events already seen are not marked.
     public internal(set) var outOfSequence = false
 
-    public init(topic: String, meta: EventMeta, payload: [UInt8], missed: UInt64 = 0) {
+    public init(topic: String, meta: EventMeta, payload: EventPayload, missed: UInt64 = 0) {
         self.topic = topic
         self.meta = meta
         self.payload = payload
         self.missed = missed
     }
 
+    /// An event whose payload is a copy of `payload`.
+    public init(topic: String, meta: EventMeta, payload: [UInt8], missed: UInt64 = 0) {
+        self.init(topic: topic, meta: meta, payload: EventPayload(payload), missed: missed)
+    }
+
     /// True when the kernel re-sent the topic's retained value because a subscription arrived.
     public var isSnapshot: Bool { meta.flags.contains(.snapshot) }
 
-    /// Decodes the JSON payload.
+    /// Decodes the JSON payload (read in place, not copied).
     /// - Throws: ``BusError/invalidPayload(_:)`` naming the type and the topic.
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws(BusError) -> T {
         do {
-            return try JSONDecoder().decode(T.self, from: Data(payload))
+            return try payload.decodeJSON(T.self)
         } catch {
             throw .invalidPayload("event on '\(topic)' is not a \(T.self): \(error)")
         }
     }
 
     /// The wire frames of the event.
-    public var frames: Frames { [Array(topic.utf8), meta.encode(), payload] }
+    public var frames: Frames { [Array(topic.utf8), meta.encode(), Array(payload)] }
 
     /// Decodes `[topic][meta][payload]`.
     public static func decode(_ frames: Frames) throws(BusError) -> BusEvent {

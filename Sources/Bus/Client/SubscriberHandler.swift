@@ -38,6 +38,7 @@ final class SubscriberHandler: IOHandler {
         /// The last topic's bytes and string: consecutive events usually share their topic.
         var lastTopic: (bytes: [UInt8], text: String) = ([], "")
         var metaCache = EventMeta.DecodeCache()
+        var payloads = PayloadArena()
         var malformed: UInt64 = 0
 
         /// Receives up to `budget` messages from `socket` into `parts`, adds each event to the
@@ -78,7 +79,7 @@ final class SubscriberHandler: IOHandler {
             if lastMatches == nil { lastMatches = locals.indices.filter { locals[$0].patterns.contains { $0.matches(topic) } } }
             let count = lastMatches!.count
             guard count > 0 else { return }
-            let event = BusEvent(topic: topic, meta: consume meta, payload: Array(parts.bytes(2)))
+            let event = BusEvent(topic: topic, meta: consume meta, payload: payloads.copy(parts.bytes(2)))
             // By position: iterating a slice of the matches retained and released their array.
             for position in 0..<(count - 1) { locals[lastMatches![position]].accept(event) }
             // Moved, not copied: the last (usually the only) subscription takes the event itself.
@@ -141,9 +142,9 @@ final class SubscriberHandler: IOHandler {
         }
     }
 
-    /// Frames are read in place from libzmq's buffers: only the payload is copied (it becomes
-    /// the event's), the topic and meta are compared with the previous event's and decoded
-    /// without copies when they repeat.
+    /// Frames are read in place from libzmq's buffers: only the payload is copied (into the
+    /// shared buffers of ``PayloadArena``), the topic and meta are compared with the previous
+    /// event's and decoded without copies when they repeat.
     private let parts = ZMQParts(capacity: 4)
 
     /// Reads what is waiting (up to a bound, and no more than the fullest subscription buffer

@@ -179,7 +179,7 @@ public enum PersistBenchmark {
         let (progress, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let consumer = Task {
             for await event in acks {
-                tracker.record(event.payload, at: .now)
+                tracker.record(Array(event.payload), at: .now)
                 signal.yield()
             }
         }

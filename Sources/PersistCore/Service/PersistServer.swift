@@ -139,7 +139,7 @@ public final class PersistServer: Sendable {
                 counters.withLock { $0.duplicatesSkipped += 1 }
                 continue
             }
-            let stored = StoredEvent(received: event.topic, meta: event.meta, payload: event.payload, origin: origin)
+            let stored = StoredEvent(received: event.topic, meta: event.meta, payload: Array(event.payload), origin: origin)
             guard await engine.append(stored) else { break }
             counters.withLock { $0.queued += 1 }
         }

@@ -82,7 +82,7 @@ struct RecordCommand: BusctlCommand {
                             guard filter.admit(event) else { continue }
                             let meta = event.meta.encode()
                             let offset = UInt64(max(0, (clock.now - begin).microseconds))
-                            writer.append(Recording.Entry(offsetUs: offset, topic: event.topic, meta: meta, payload: event.payload).line)
+                            writer.append(Recording.Entry(offsetUs: offset, topic: event.topic, meta: meta, payload: Array(event.payload)).line)
                             tally.add(bytes: event.topic.utf8.count + meta.count + event.payload.count)
                             if let failure = writer.failure { throw CommandFailure(failure) }
                             if let count = command.count, tally.events >= count { return }

@@ -30,7 +30,7 @@ struct EventPrinter {
             "topic": event.topic, "source": event.meta.source, "instance": event.meta.instance, "seq": event.meta.seq,
             "time": Format.iso(us: event.meta.timestampMicros), "time_us": event.meta.timestampMicros,
         ]
-        JSONInput.embed(event.payload, into: &object)
+        JSONInput.embed(Array(event.payload), into: &object)
         if event.isSnapshot { object["snapshot"] = true }
         if event.missed > 0 { object["missed"] = event.missed }
         if event.outOfSequence { object["out_of_sequence"] = true }
@@ -69,7 +69,7 @@ struct EventPrinter {
         line += event.meta.source.padding(toLength: max(sourceWidth, event.meta.source.count), withPad: " ", startingAt: 0) + "  "
         line += ("#" + String(event.meta.seq)).padding(toLength: 6, withPad: " ", startingAt: 0) + " "
         if !tags.isEmpty { line += "[" + tags.joined(separator: ",") + "] " }
-        line += Format.payload(event.payload, contentType: event.meta.contentType, limit: payloadLimit(after: line))
+        line += Format.payload(Array(event.payload), contentType: event.meta.contentType, limit: payloadLimit(after: line))
         Output.line(text + line)
     }
 }
