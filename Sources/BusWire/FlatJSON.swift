@@ -4,8 +4,8 @@ import BusSupport
 /// frames): the whole text is checked against RFC 8259, and the top-level members whose values
 /// are strings or integers are returned. Several times faster than `JSONSerialization`, which
 /// builds Foundation objects for every value and was a visible share of each request's cost.
-enum FlatJSON {
-    enum Value: Equatable {
+package enum FlatJSON {
+    package enum Value: Equatable {
         case string(String)
         case integer(Int)
         /// Any other valid JSON value (a fraction, a boolean, null, an array, an object).
@@ -36,7 +36,7 @@ enum FlatJSON {
     /// meta readers on every request and reply). Returns false, after calling `body` for the
     /// members before the error, when `bytes` is not exactly one valid JSON object: use the
     /// members only when it returns true.
-    static func forEachMember(_ bytes: [UInt8], _ body: (String, Value) -> Void) -> Bool {
+    package static func forEachMember(_ bytes: [UInt8], _ body: (String, Value) -> Void) -> Bool {
         bytes.withUnsafeBufferPointer { buffer in
             var parser = Parser(bytes: buffer)
             parser.skipSpace()

@@ -25,7 +25,9 @@ package struct OneFrameEncoding: Sendable {
         let methodCount = body.method.utf8.count
         guard methodCount <= 255 else { return nil }
         let binary = binaryMeta ? body.meta.binaryFields() : nil
-        self.init(head: .method(body.method, count: methodCount), headCount: 1 + methodCount, meta: binary.map(OneFrameBody.Meta.binary) ?? .bytes(body.meta.json()), payload: body.payload)
+        self.init(
+            head: .method(body.method, count: methodCount), headCount: 1 + methodCount,
+            meta: binary.map(OneFrameBody.Meta.binary) ?? .bytes(body.meta.json()), payload: body.payload)
     }
 
     /// Nil when the reply does not fit the one-frame form (a status outside 100-999, a meta
@@ -33,7 +35,8 @@ package struct OneFrameEncoding: Sendable {
     package init?(_ body: ReplyBody, binaryMeta: Bool) {
         guard (100...999).contains(body.status) else { return nil }
         let binary = binaryMeta ? body.meta.binaryFields() : nil
-        self.init(head: .status(body.status), headCount: 2, meta: binary.map(OneFrameBody.Meta.binary) ?? .bytes(body.meta.json()), payload: body.payload)
+        self.init(
+            head: .status(body.status), headCount: 2, meta: binary.map(OneFrameBody.Meta.binary) ?? .bytes(body.meta.json()), payload: body.payload)
     }
 
     private init?(head: Head, headCount: Int, meta: OneFrameBody.Meta, payload: [UInt8]) {

@@ -598,7 +598,7 @@ extension RequestMeta {
 
     /// Lenient, like `init(from:)`: fields of the wrong type are ignored. Reads
     /// ``BinaryMeta`` too (nil when its length is wrong).
-    static func parse(_ bytes: [UInt8]) -> RequestMeta? {
+    package static func parse(_ bytes: [UInt8]) -> RequestMeta? {
         if bytes.first == BinaryMeta.tag { return BinaryMeta.request(bytes[...]) }
         return FlatJSON.read(bytes, into: RequestMeta()) { meta, key, value in
             switch key {
@@ -639,7 +639,7 @@ extension ReplyMeta {
 
     /// Lenient like ``RequestMeta/parse(_:)``: fields of the wrong type are ignored. Reads
     /// ``BinaryMeta`` too (nil when its length is wrong).
-    static func parse(_ bytes: [UInt8]) -> ReplyMeta? {
+    package static func parse(_ bytes: [UInt8]) -> ReplyMeta? {
         if bytes.first == BinaryMeta.tag { return BinaryMeta.reply(bytes[...]) }
         return FlatJSON.read(bytes, into: ReplyMeta()) { meta, key, value in
             switch key {

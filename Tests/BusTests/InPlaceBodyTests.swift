@@ -16,7 +16,8 @@ struct InPlaceBodyTests {
     }
 
     @Test(arguments: [
-        RequestBody(method: "echo", meta: RequestMeta(id: "42", timeoutMs: 1000, caller: "caller-with-a-long-name"), payload: Array(#"{"a":1}"#.utf8)),
+        RequestBody(
+            method: "echo", meta: RequestMeta(id: "42", timeoutMs: 1000, caller: "caller-with-a-long-name"), payload: Array(#"{"a":1}"#.utf8)),
         RequestBody(method: "ping", meta: RequestMeta(id: "0", timeoutMs: 5), payload: []),
         RequestBody(method: "m", meta: RequestMeta(id: "own-id", timeoutMs: 1000, caller: "c"), payload: [1, 2, 3]),
         RequestBody(method: "tr", meta: RequestMeta(id: "7", timeoutMs: 1000, traceID: "t-1"), payload: Array(repeating: 9, count: 4096)),
@@ -34,7 +35,8 @@ struct InPlaceBodyTests {
 
     @Test func request_readInPlace_isWhatTheArrayDecoderReads() throws {
         let bodies = [
-            RequestBody(method: "echo", meta: RequestMeta(id: "42", timeoutMs: 1000, caller: "caller-with-a-long-name"), payload: Array(#"{"a":1}"#.utf8)),
+            RequestBody(
+                method: "echo", meta: RequestMeta(id: "42", timeoutMs: 1000, caller: "caller-with-a-long-name"), payload: Array(#"{"a":1}"#.utf8)),
             RequestBody(method: "ping", meta: RequestMeta(id: "0"), payload: []),
             RequestBody(method: "m", meta: RequestMeta(id: "own-id", timeoutMs: 1000, caller: "c"), payload: [1, 2, 3]),
             RequestBody(method: "x"),
@@ -55,7 +57,8 @@ struct InPlaceBodyTests {
 
     @Test func request_readInPlace_leavesAnyOtherOrUnreadableBody_toTheArrayDecoder() {
         func inPlace(_ frame: [UInt8]) -> RequestBody? { frame.withUnsafeBytes { RequestBody.decodeOneFrame($0) } }
-        let good = RequestBody(method: "echo", meta: RequestMeta(id: "5", timeoutMs: 100, caller: "c"), payload: [1]).encode(oneFrame: true, binaryMeta: true)[0]
+        let good = RequestBody(method: "echo", meta: RequestMeta(id: "5", timeoutMs: 100, caller: "c"), payload: [1]).encode(
+            oneFrame: true, binaryMeta: true)[0]
         #expect(inPlace(good) != nil)
         #expect(inPlace(Array("echo".utf8)) == nil)
         #expect(inPlace([]) == nil)
@@ -83,7 +86,8 @@ struct InPlaceBodyTests {
 
     @Test func reply_encodedInTheFormOfItsRequest_isWhatEncodeAnsweringGives() throws {
         let replies = [
-            ReplyBody(status: 200, meta: ReplyMeta(id: "42", from: "weather-7f3a9c-instance", elapsedMicros: 310), payload: Array(#"{"ok":true}"#.utf8)),
+            ReplyBody(
+                status: 200, meta: ReplyMeta(id: "42", from: "weather-7f3a9c-instance", elapsedMicros: 310), payload: Array(#"{"ok":true}"#.utf8)),
             ReplyBody(status: 503, meta: ReplyMeta(id: "mine", from: "w"), payload: []),
             ReplyBody(status: 1000, meta: ReplyMeta(id: "1"), payload: [1]),
         ]
@@ -126,7 +130,8 @@ struct InPlaceBodyTests {
 
     @Test func reply_withBinaryMeta_readsInPlace_asTheArrayDecoderDoes() throws {
         let replies = [
-            ReplyBody(status: 200, meta: ReplyMeta(id: "42", from: "weather-7f3a9c-instance", elapsedMicros: 310), payload: Array(#"{"ok":true}"#.utf8)),
+            ReplyBody(
+                status: 200, meta: ReplyMeta(id: "42", from: "weather-7f3a9c-instance", elapsedMicros: 310), payload: Array(#"{"ok":true}"#.utf8)),
             ReplyBody(status: 404, meta: ReplyMeta(id: "0"), payload: []),
             ReplyBody(status: 999, meta: ReplyMeta(id: "18446744073709551615", from: "w"), payload: Array(repeating: 1, count: 100_000)),
         ]
@@ -145,7 +150,9 @@ struct InPlaceBodyTests {
         let reply = ReplyBody(status: 200, meta: ReplyMeta(id: "5", from: "w"), payload: [1])
         var names: [String] = []
         // JSON meta (a custom id), the three-frame form's first frame, nothing.
-        #expect(decoded(ReplyBody(status: 200, meta: ReplyMeta(id: "mine"), payload: [1]).encode(oneFrame: true, binaryMeta: true)[0], names: &names) == nil)
+        #expect(
+            decoded(ReplyBody(status: 200, meta: ReplyMeta(id: "mine"), payload: [1]).encode(oneFrame: true, binaryMeta: true)[0], names: &names)
+                == nil)
         #expect(decoded(reply.encode()[0], names: &names) == nil)
         #expect(decoded([], names: &names) == nil)
         var frame = reply.encode(oneFrame: true, binaryMeta: true)[0]

@@ -1,12 +1,11 @@
+import Bus
+import BusKernel
+import BusWire
+import BusZMQ
 import EventCore
 import FeedCore
 import Foundation
 import WeatherCore
-
-@testable import Bus
-@testable import BusKernel
-@testable import BusWire
-@testable import BusZMQ
 
 /// One decoder of bytes that come from outside the process, as the fuzzers and the corpus
 /// replay drive it: ``run(_:)`` hands the input to the real decoder (and to what the caller does

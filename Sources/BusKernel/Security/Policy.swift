@@ -155,7 +155,7 @@ public struct CompiledRules: Sendable {
         return r.allow.contains { Self.covers($0, prefix) }
     }
 
-    static func covers(_ pattern: TopicPattern, _ prefix: String) -> Bool {
+    package static func covers(_ pattern: TopicPattern, _ prefix: String) -> Bool {
         if pattern.text == ">" { return true }
         if (try? Topic.validate(prefix)) != nil, pattern.matches(prefix) { return true }
         guard pattern.text.hasSuffix(".>") else { return false }
@@ -163,7 +163,7 @@ public struct CompiledRules: Sendable {
         return !head.contains("*") && prefix.hasPrefix(head)
     }
 
-    static func mayOverlap(_ pattern: TopicPattern, _ prefix: String) -> Bool {
+    package static func mayOverlap(_ pattern: TopicPattern, _ prefix: String) -> Bool {
         let literal = String(decoding: pattern.wirePrefix, as: UTF8.self)
         return literal.hasPrefix(prefix) || prefix.hasPrefix(literal)
     }
