@@ -275,7 +275,7 @@ final class KernelLoop {
         swap(&actions, &requestActions)
         defer {
             perform(actions)
-            actions.removeAll(keepingCapacity: true)
+            actions.removeAll(keepingCapacity: actions.capacity <= 1024)
             swap(&actions, &requestActions)
         }
         for _ in 0..<limit {

@@ -78,7 +78,13 @@ struct EventPayloadTests {
         do {
             var arena = PayloadArena()
             _ = packed(10, size: 50, into: &arena)
-            payload = packed(1, size: 50, into: &arena)[0].compacted()
+            let shared = packed(1, size: 50, into: &arena)[0]
+            payload = shared.compacted()
+            // A buffer of its own: it does not keep the arena's 16 KiB alive.
+            let sharedStart = shared.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
+            let ownStart = payload.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
+            let arenaStart = sharedStart - 10 * 50
+            #expect(ownStart + 50 <= arenaStart || ownStart >= arenaStart + UInt(PayloadArena.chunkSize))
             _ = packed(PayloadArena.chunkSize / 50, size: 50, into: &arena)
         }
         #expect(payload == [UInt8](repeating: 0, count: 50))

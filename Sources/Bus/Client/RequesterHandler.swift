@@ -149,11 +149,10 @@ final class RequesterHandler: IOHandler {
                 }
                 continue
             }
-            guard count <= parts.capacity else {
-                loop.logger.warning("dropped a reply of \(count) frames", metadata: ["frames": String(count)])
-                continue
-            }
-            handle((0..<count).map { Array(parts.bytes($0)) }, loop)
+            // Past the last slot the frames overwrite each other in it: the slots before it hold
+            // the header and the three body frames a reply is read from (the rest is ignored, as
+            // the decoder ignores it).
+            handle((0..<(count <= parts.capacity ? count : parts.capacity - 1)).map { Array(parts.bytes($0)) }, loop)
         }
     }
 

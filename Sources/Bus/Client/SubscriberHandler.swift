@@ -101,6 +101,8 @@ final class SubscriberHandler: IOHandler {
 
     init(loop: IOLoop) throws(ZMQError) {
         socket = try loop.connect(.sub, to: loop.endpoints.eventsOut, tuning: .client)
+        // Made after the socket: a `ZMQParts` must be closed before it goes.
+        parts = ZMQParts(capacity: 4)
         grace = loop.thread.subscriberGrace
         thread = loop.thread
     }
@@ -145,7 +147,7 @@ final class SubscriberHandler: IOHandler {
     /// Frames are read in place from libzmq's buffers: only the payload is copied (into the
     /// shared buffers of ``PayloadArena``), the topic and meta are compared with the previous
     /// event's and decoded without copies when they repeat.
-    private let parts = ZMQParts(capacity: 4)
+    private let parts: ZMQParts
 
     /// Reads what is waiting (up to a bound, and no more than the fullest subscription buffer
     /// has room for), then hands each subscription its batch. With a full buffer it pauses:

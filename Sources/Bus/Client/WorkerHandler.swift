@@ -79,7 +79,8 @@ final class WorkerHandler: IOHandler {
         nextHeartbeat = now.advanced(by: heartbeatNanos)
         socket = try Self.open(loop)
         try socket.send(MDP.workerReady(service: service, metadata: metadata), dontWait: true)
-        parts = ZMQParts(capacity: 8)
+        // `[""][MDPW01][command][client][""]` and three body frames, and one slot for the rest.
+        parts = ZMQParts(capacity: 9)
     }
 
     private static func open(_ loop: IOLoop) throws(ZMQError) -> ZMQSocket {
@@ -111,11 +112,10 @@ final class WorkerHandler: IOHandler {
                 }
                 continue
             }
-            guard count <= parts.capacity else {
-                loop.logger.warning("worker of \(service) dropped a message of \(count) frames")
-                continue
-            }
-            let frames = frames(count)
+            // Past the last slot the frames overwrite each other in it: the slots before it hold
+            // the header and the three body frames a request is read from (the rest is ignored,
+            // as the decoder ignores it).
+            let frames = frames(count <= parts.capacity ? count : parts.capacity - 1)
             guard frames.count >= 3, frames[0].isEmpty, frames[1] == MDP.worker, frames[2].count == 1,
                 let command = MDP.Command(rawValue: frames[2][0])
             else {
