@@ -101,7 +101,7 @@ package enum MDP {
     /// The one-byte command frames, made once.
     private static let commandFrames: [[UInt8]] = (0...5).map { [UInt8($0)] }
 
-    private static func frame(_ command: Command) -> [UInt8] { commandFrames[Int(command.rawValue)] }
+    static func frame(_ command: Command) -> [UInt8] { commandFrames[Int(command.rawValue)] }
 
     /// `head` then `body` in one allocation (`head` is a literal the optimizer keeps on the
     /// stack: it does not escape).

@@ -172,15 +172,13 @@ extension ReplyBody {
 }
 
 extension MDP {
-    private static let replyCommandFrame: [UInt8] = [Command.reply.rawValue]
-
     /// Sends ``workerReply(client:body:)``'s frames one by one without building the list,
     /// without waiting. False when the socket would block, and then nothing was sent.
     package static func sendWorkerReply(client: [UInt8], body: ReplyEncoding, on socket: ZMQSocket) throws(ZMQError) -> Bool {
         // Only the first frame can hit EAGAIN: libzmq queues the rest atomically.
         guard try socket.sendFrame([], more: true, dontWait: true) else { return false }
         _ = try socket.sendFrame(Self.worker, more: true, dontWait: true)
-        _ = try socket.sendFrame(replyCommandFrame, more: true, dontWait: true)
+        _ = try socket.sendFrame(frame(.reply), more: true, dontWait: true)
         _ = try socket.sendFrame(client, more: true, dontWait: true)
         switch body {
         case .oneFrame(let encoding):
@@ -198,9 +196,10 @@ extension MDP {
 
 extension RequestBody {
     /// A request body in the one-frame form read where it was received: method and meta in
-    /// place, only the payload copied out. Nil for any other body, or one that does not read
-    /// cleanly: the general ``decode(_:from:)`` then decides (and says what is wrong).
-    package static func decodeOneFrame(_ frame: UnsafeRawBufferPointer) -> RequestBody? {
+    /// place, only the payload copied out, and whether its meta is binary (its reply's then is
+    /// too). Nil for any other body, or one that does not read cleanly: the general
+    /// ``decode(_:from:)`` then decides (and says what is wrong).
+    package static func decodeOneFrame(_ frame: UnsafeRawBufferPointer) -> (body: RequestBody, binaryMeta: Bool)? {
         // [marker][u8 n][method][u16 meta length][meta][payload]
         guard frame.count >= 4, frame[0] == OneFrameBody.marker else { return nil }
         let methodEnd = 2 + Int(frame[1])
@@ -230,15 +229,6 @@ extension RequestBody {
             guard let parsed = RequestMeta.parse(Array(metaBytes)) else { return nil }
             meta = parsed
         }
-        return RequestBody(method: method, meta: meta, payload: Array(frame[metaEnd...]))
-    }
-
-    /// True when the one-frame request body `frame` carries binary meta (its reply then does too).
-    package static func oneFrameHasBinaryMeta(_ frame: UnsafeRawBufferPointer) -> Bool {
-        guard frame.count >= 2 else { return false }
-        let metaStart = 2 + Int(frame[1]) + 2
-        guard frame.count > metaStart else { return false }
-        let metaCount = Int(frame[metaStart - 2]) << 8 | Int(frame[metaStart - 1])
-        return metaCount > 0 && frame[metaStart] == BinaryMeta.tag
+        return (RequestBody(method: method, meta: meta, payload: Array(frame[metaEnd...])), metaBytes.first == BinaryMeta.tag)
     }
 }

@@ -98,10 +98,10 @@ final class WorkerHandler: IOHandler {
             // libzmq received it.
             if count == 6, inFlight == 0, let answerInPlace, parts.size(0) == 0, parts.size(4) == 0,
                 MDP.worker.hasSameBytes(as: parts.bytes(1)), parts.size(2) == 1, parts.bytes(2)[0] == MDP.Command.request.rawValue,
-                let body = RequestBody.decodeOneFrame(parts.bytes(5))
+                let (body, binaryMeta) = RequestBody.decodeOneFrame(parts.bytes(5))
             {
                 let client = socket.frame(parts.bytes(3), at: 3)
-                switch answerInPlace(body, RequestBody.oneFrameHasBinaryMeta(parts.bytes(5)), now) {
+                switch answerInPlace(body, binaryMeta, now) {
                 case .reply(let reply):
                     send(loop, client: client, body: reply)
                 case .later(let prepared):
