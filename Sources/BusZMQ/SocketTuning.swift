@@ -42,6 +42,16 @@ public struct SocketTuning: Sendable {
         return t
     }
 
+    /// The defaults for a SUB connecting towards the kernel: `ZMQ_IMMEDIATE` stays off. A SUB
+    /// sends nothing the option could hold back (libzmq sends its subscriptions again on every
+    /// new connection either way), and with it on, libzmq 4.3 replaces the socket's inbound pipe
+    /// at each reconnect: if the socket then handles its commands between two frames of a
+    /// message (`ZMQ_EVENTS` pre-reads a SUB's next first frame; a receive handles them every
+    /// hundredth call), the rest of the message is gone and libzmq aborts the process
+    /// (`Assertion failed: !_more (src/fq.cpp:112)`). With it off the pipe survives the
+    /// reconnect and the rest of the message is read.
+    public static var subscriber: SocketTuning { SocketTuning() }
+
     func apply(to socket: ZMQSocket) throws(ZMQError) {
         try socket.set(ZMQ_LINGER, lingerMs)
         try socket.set(ZMQ_SNDHWM, sendHighWater)

@@ -89,7 +89,13 @@ package struct ZMQPoller {
         for index in sockets.indices {
             if fds[index].revents != 0 {
                 if let socket = sockets[index] {
-                    if !socket.isClosed, wanted[index] != 0 { ready[index] |= try socket.events() & wanted[index] }
+                    // A socket found ready before the wait is not asked again: its owner reads it
+                    // next. Asking handles the commands libzmq queued it, and a SUB found readable
+                    // has pre-read the first frame of its next message (see `SocketTuning.subscriber`).
+                    // Its descriptor stays readable until the next ask, so the commands wait a turn.
+                    if ready[index] == 0, !socket.isClosed, wanted[index] != 0 {
+                        ready[index] = try socket.events() & wanted[index]
+                    }
                 } else {
                     ready[index] = Int16(ZMQ_POLLIN)
                 }

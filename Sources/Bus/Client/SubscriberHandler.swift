@@ -100,7 +100,7 @@ final class SubscriberHandler: IOHandler {
     private let thread: IOThread
 
     init(loop: IOLoop) throws(ZMQError) {
-        socket = try loop.connect(.sub, to: loop.endpoints.eventsOut, tuning: .client)
+        socket = try loop.connect(.sub, to: loop.endpoints.eventsOut, tuning: .subscriber)
         // Made after the socket: a `ZMQParts` must be closed before it goes.
         parts = ZMQParts(capacity: 4)
         grace = loop.thread.subscriberGrace
