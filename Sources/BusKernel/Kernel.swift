@@ -79,7 +79,8 @@ final class KernelLoop {
     let guardian: KernelGuard?
     /// Which identity registered each worker, to evict them when a key is revoked.
     var workerIdentities: [[UInt8]: String] = [:]
-    var pollDirty = false
+    /// The serving loop, while ``serve(wake:stopping:)`` runs.
+    var sockets: PollLoop<KernelLoop>?
     var broker: Broker
     var events: EventPlane
     var logLimiter = RateLimitedLog()
@@ -102,7 +103,7 @@ final class KernelLoop {
     private var lastCounters: EventPlane.TopicCounters?
     /// An event in `parts` that a full subscriber queue refused, and since when: while one is
     /// held, XSUB is not read, so the wait reaches publishers (see ``KernelConfig/subscriberGrace``).
-    private var held: (topic: [UInt8], since: MonotonicTime)?
+    private(set) var held: (topic: [UInt8], since: MonotonicTime)?
     /// Until then, an event a full queue refuses is dropped for that queue at once.
     private var lossyUntil = MonotonicTime.now
     /// After a drop, the newest event of each stream, re-sent so a lost stream end shows.
@@ -206,56 +207,18 @@ final class KernelLoop {
         parts.close()
     }
 
+    /// Serves until `stopping` is set: every socket is a handler on one ``PollLoop``, the kind
+    /// of loop every client's I/O thread runs too (``KernelLoop+Handlers.swift``).
     func serve(wake: WakeUp, stopping: borrowing Atomic<Bool>) {
-        var poller = ZMQPoller()
-        var indices = (router: 0, xsub: 0, xpub: 0, wake: 0, zap: -1, monitors: [Int]())
-        var watchingEventsIn = true
-        pollDirty = true
+        let sockets = PollLoop<KernelLoop>(wakeFD: wake.fd, longestWait: .milliseconds(100), logger: logger)
+        self.sockets = sockets
+        installHandlers()
         while !stopping.load(ordering: .acquiring) {
-            if pollDirty || watchingEventsIn != (held == nil) {
-                poller.removeAll()
-                indices.router = poller.add(router)
-                indices.xsub = poller.add(xsub)
-                indices.xpub = poller.add(xpub)
-                indices.wake = poller.add(fd: wake.fd)
-                indices.zap = guardian?.zap.map { poller.add($0) } ?? -1
-                indices.monitors = guardian?.monitors.map { poller.add($0.0.socket) } ?? []
-                pollDirty = false
-                // Holding an event: publishers' messages stay queued in XSUB until it is out.
-                watchingEventsIn = held == nil
-                poller.watchReadable(indices.xsub, watchingEventsIn)
-            }
-            let now = MonotonicTime.now
-            var next = broker.nextDeadline(now: now)
-            // `isRecording` first: a stored flag, read in place, where calling `nextDue()` on
-            // the loop's struct copied it (a retain and release of each of its arrays) per turn.
-            if held == nil, catchUp.isRecording, let due = catchUp.nextDue() { next = min(next, due) }
-            // A held event is retried every millisecond, and whenever the XPUB's descriptor
-            // fires (a subscriber's connection took messages from its queue).
-            let longest = held == nil ? 100 : 1
-            let waitMs = next <= now ? 0 : Int(min(Int64(longest), next.milliseconds(since: now) + 1))
-            do {
-                _ = try poller.poll(timeoutMs: waitMs)
-            } catch {
-                if error.isTerminated { break }
-                logger.error("poll failed", metadata: ["error": error.description])
-                continue
-            }
-            if poller.isReadable(indices.wake) { wake.drain() }
-            if indices.zap >= 0, poller.isReadable(indices.zap) { guardian?.serveZAP() }
-            if held != nil || poller.isReadable(indices.xsub) { forwardEvents(limit: 4096, now: .now) }
-            if poller.isReadable(indices.router) { serveRequests(limit: 512) }
-            if poller.isReadable(indices.xpub) { readSubscriptions(limit: 512) }
-            if poller.fired(indices.xpub) { catchUp.descriptorFired() }
-            if indices.monitors.contains(where: { poller.isReadable($0) }) { guardian?.readMonitors() }
-            let after = MonotonicTime.now
-            if broker.nextDeadline(now: after) <= after {
-                perform(broker.tick(now: after))
-            }
-            if let change = guardian?.reloadIfChanged(now: after) { revoke(change.removed) }
-            // Never while holding: a repeat must not overtake the held event it may contain.
-            if held == nil, catchUp.roundDue(now: after) { sendCatchUpRound(now: after) }
+            guard let woken = sockets.turn(self) else { break }
+            if woken { wake.drain() }
         }
+        sockets.removeAll()
+        self.sockets = nil
         // Stopping: a held event still goes to every subscriber with room.
         if let held {
             dropForFullQueues(topic: held.topic)
@@ -268,7 +231,7 @@ final class KernelLoop {
     /// Reads up to `limit` messages, then sends everything they caused in one burst: sends
     /// spaced by the processing of the next message each wake libzmq's I/O thread for one
     /// TCP write, a burst lets it write many messages at once.
-    private func serveRequests(limit: Int) {
+    func serveRequests(limit: Int) {
         // One list for every batch: taken out of the loop's field while in use (performing an
         // action may serve a kernel request that evicts workers and performs again).
         var actions: [Broker.Action] = []
@@ -362,7 +325,7 @@ final class KernelLoop {
 
     /// Moves up to `limit` events from XSUB to XPUB without copying: the kernel's hot path.
     /// Stops early when a full subscriber queue refuses an event (it is then held).
-    private func forwardEvents(limit: Int, now: MonotonicTime) {
+    func forwardEvents(limit: Int, now: MonotonicTime) {
         if let held {
             guard deliver(topic: held.topic, heldSince: held.since, now: now) else { return }
             events.stalled += now - held.since
@@ -498,7 +461,7 @@ final class KernelLoop {
 
     /// Re-sends the newest event of every stream kept since the last drop (``TailCatchUp``),
     /// never holding: a full queue ends the round, retried later.
-    private func sendCatchUpRound(now: MonotonicTime) {
+    func sendCatchUpRound(now: MonotonicTime) {
         catchUp.sendRound(now: now) { tail, meta in
             (try? xpub.send(tail.topic, meta, tail.payload)) == true
         }
@@ -577,7 +540,7 @@ final class KernelLoop {
             do {
                 xsub = try Self.rebind(xsub) { () throws(ZMQError) in try Self.openXSUB(context: context, config: kernel.config) }
                 try guardian.monitor(xsub, context: context, name: "events-in")
-                pollDirty = true
+                installHandlers()
                 logger.notice("events-in re-bound to cut off revoked publishers", metadata: ["revoked": identities.joined(separator: ",")])
             } catch {
                 logger.critical("could not re-bind events-in after a revocation: \(error)")
@@ -594,7 +557,7 @@ final class KernelLoop {
             try guardian?.monitor(xpub, context: context, name: "events-out")
             events.subscriptions.removeAll()
             gate.reset(rebound: true)
-            pollDirty = true
+            installHandlers()
             if logLimiter.shouldLog("events-out-rebound:\(reason)", now: .now) != nil {
                 logger.notice("events-out re-bound", metadata: ["reason": reason])
             }

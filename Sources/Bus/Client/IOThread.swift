@@ -259,13 +259,8 @@ final class IOThread: TaskExecutor, Sendable {
     }
 }
 
-/// Something on the I/O thread that owns a socket.
-protocol IOHandler: AnyObject {
-    var socket: ZMQSocket { get }
-    /// The socket has messages.
-    func readable(_ loop: IOLoop)
-    /// Time passed; returns when it wants the next tick (nil: no timer).
-    func tick(_ loop: IOLoop, now: MonotonicTime) -> MonotonicTime?
+/// Something on the I/O thread that owns a socket: polled by the loop's ``PollLoop``.
+protocol IOHandler: PollHandler where Owner == IOLoop {
     /// Closes the socket (the loop is stopping or the handler is removed).
     func close(_ loop: IOLoop)
 }
@@ -273,9 +268,10 @@ protocol IOHandler: AnyObject {
 /// The thread-confined state of an ``IOThread``: its sockets and handlers.
 final class IOLoop {
     unowned let thread: IOThread
-    private(set) var handlers: [ObjectIdentifier: IOHandler] = [:]
-    private var order: [ObjectIdentifier] = []
-    private var pollDirty = true
+    /// The handlers by identity, for operations that find theirs again.
+    private(set) var handlers: [ObjectIdentifier: any IOHandler] = [:]
+    /// Polls the handlers' sockets, in the order they were added.
+    private let sockets: PollLoop<IOLoop>
     private var publisher: PublisherHandler?
     private var subscriber: SubscriberHandler?
     private var requester: RequesterHandler?
@@ -289,21 +285,18 @@ final class IOLoop {
 
     init(thread: IOThread) {
         self.thread = thread
+        sockets = PollLoop(wakeFD: thread.wakeFD, longestWait: .milliseconds(500), logger: thread.logger)
     }
 
-    func add(_ handler: IOHandler) {
-        let id = ObjectIdentifier(handler)
-        if handlers[id] == nil { order.append(id) }
-        handlers[id] = handler
-        pollDirty = true
+    func add<Handler: IOHandler>(_ handler: Handler) {
+        handlers[ObjectIdentifier(handler)] = handler
+        sockets.add(handler)
     }
 
-    func remove(_ handler: IOHandler) {
-        let id = ObjectIdentifier(handler)
-        guard handlers.removeValue(forKey: id) != nil else { return }
-        order.removeAll { $0 == id }
+    func remove(_ handler: any IOHandler) {
+        guard handlers.removeValue(forKey: ObjectIdentifier(handler)) != nil else { return }
+        sockets.remove(handler)
         handler.close(self)
-        pollDirty = true
     }
 
     /// Opens a socket towards the kernel: tuned, with CURVE when security is on (and then a
@@ -353,7 +346,7 @@ final class IOLoop {
     func resumeSubscriber() { subscriber?.resume(self) }
 
     /// Marks the poll set stale (a handler replaced its socket).
-    func socketsChanged() { pollDirty = true }
+    func socketsChanged() { sockets.socketsChanged() }
 
     private func sendPublishes(_ batch: PackedEvents) {
         do throws(ZMQError) {
@@ -375,11 +368,6 @@ final class IOLoop {
     }
 
     func run() {
-        var poller = ZMQPoller()
-        var pollOrder: [ObjectIdentifier] = []
-        // The subscriber's place in the poll set, and whether it is watched (not while paused).
-        var subscriberIndex = -1
-        var watchingSubscriber = true
         var stopping = false
         var woken = true
         // The buffers each turn's operations and jobs are taken in, emptied and handed back.
@@ -403,51 +391,12 @@ final class IOLoop {
                 rounds += 1
             } while !stopping && rounds < 4 && thread.hasWork(holdingPublishes: publisher?.isBlocked ?? false)
             if stopping { break }
-
-            if pollDirty {
-                poller.removeAll()
-                poller.add(fd: thread.wakeFD)
-                pollOrder = order
-                subscriberIndex = -1
-                for id in pollOrder {
-                    let handler = handlers[id]!
-                    // Never for writability: an XPUB reports ZMQ_POLLOUT whether or not its pipes
-                    // have room (libzmq's dist_t::has_out is always true), so with NODROP a full
-                    // publisher polled for it spun at full speed, taking a core from the kernel
-                    // and the subscribers. The publisher retries on its descriptor and its tick.
-                    let index = poller.add(handler.socket)
-                    if handler === subscriber { subscriberIndex = index }
-                }
-                pollDirty = false
-                watchingSubscriber = true
-            }
-            let subscriberPaused = subscriber?.isPaused ?? false
-            if subscriberIndex >= 0, watchingSubscriber == subscriberPaused {
-                watchingSubscriber = !subscriberPaused
-                poller.watchReadable(subscriberIndex, watchingSubscriber)
-            }
-            let now = MonotonicTime.now
-            var next = now.advanced(by: 500_000_000)
-            for id in pollOrder {
-                if let wanted = handlers[id]?.tick(self, now: now), wanted < next { next = wanted }
-            }
             // Work the thread queued for itself (no wake-up was sent for it): do not wait. While
-            // the publisher socket is full, publishes are not such work.
+            // the publisher socket is full, publishes are not such work. The publisher is never
+            // polled for writability (``PublisherHandler/fired(_:)`` says why).
             let hasWork = thread.hasWork(holdingPublishes: publisher?.isBlocked ?? false)
-            let waitMs = next <= now || hasWork ? 0 : Int(next.milliseconds(since: now)) + 1
-            do {
-                _ = try poller.poll(timeoutMs: waitMs)
-            } catch {
-                if error.isTerminated { break }
-                logger.error("poll failed", metadata: ["error": error.description])
-                continue
-            }
-            woken = poller.isReadable(0)
-            for (index, id) in pollOrder.enumerated() {
-                if poller.isReadable(index + 1) { handlers[id]?.readable(self) }
-                // A command reached the publisher (room in its pipe is one): try the held events.
-                if let publisher, publisher.isBlocked, handlers[id] === publisher, poller.fired(index + 1) { publisher.writable(self) }
-            }
+            guard let wokenNow = sockets.turn(self, immediate: hasWork) else { break }
+            woken = wokenNow
         }
         // Flush what was queued before the stop, then close everything.
         let rest = thread.takeWork()
@@ -465,9 +414,10 @@ final class IOLoop {
                 if publisher.isBlocked { publisher.writable(self) }
             }
         }
-        for id in order where !(handlers[id] is MonitorHandler) { handlers[id]?.close(self) }
+        for handler in sockets.handlers where !(handler is MonitorHandler) { (handler as? any IOHandler)?.close(self) }
         for monitor in monitors.values { monitor.close(self) }
         handlers.removeAll()
+        sockets.removeAll()
         thread.finished()
     }
 }

@@ -93,6 +93,15 @@ final class PublisherHandler: IOHandler {
         flush(loop)
     }
 
+    /// A command reached the socket (room in its pipe is one): the held events are tried. The
+    /// socket is never polled for writability: an XPUB reports `ZMQ_POLLOUT` whether or not
+    /// its pipes have room (libzmq's `dist_t::has_out` is always true), so with NODROP a full
+    /// publisher polled for it would spin at full speed, taking a core from the kernel and the
+    /// subscribers. It is retried here and on its tick.
+    func fired(_ loop: IOLoop) {
+        if isBlocked { writable(loop) }
+    }
+
     func readable(_ loop: IOLoop) {
         while let frames = try? socket.receive() {
             // [0x01 prefix] subscribe / [0x00 prefix] unsubscribe, from the kernel's XSUB.

@@ -109,6 +109,8 @@ final class SubscriberHandler: IOHandler {
 
     /// The loop stops watching the socket while paused.
     var isPaused: Bool { pausedSince != nil }
+    /// While paused, events stay queued in the socket (and then in the kernel's queue for it).
+    func pausesReading(_ loop: IOLoop) -> Bool { isPaused }
 
     /// Adds a local subscription. Returns true when every wire prefix it needs was already
     /// subscribed (so the kernel will not send snapshots for it: fetch retained values instead).

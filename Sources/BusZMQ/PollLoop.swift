@@ -1,0 +1,140 @@
+import BusSupport
+import CZeroMQ
+
+/// A socket served by a ``PollLoop``. `Owner` is the state of the thread that runs the loop (the
+/// kernel's, or a client's I/O loop), handed to every call so a handler needs no reference
+/// back to it.
+package protocol PollHandler<Owner>: AnyObject {
+    associatedtype Owner: AnyObject
+    /// The socket polled for this handler, read again whenever the poll set is rebuilt
+    /// (``PollLoop/socketsChanged()``).
+    var socket: ZMQSocket { get }
+    /// True while the handler wants its socket's messages left queued (backpressure): the socket
+    /// keeps its place in the poll set but is not watched for readability. Asked every turn.
+    func pausesReading(_ owner: Owner) -> Bool
+    /// The socket has messages.
+    func readable(_ owner: Owner)
+    /// The socket's descriptor fired in the last poll: libzmq queued it a command (a message,
+    /// or room in a full pipe), whatever its events say now. Called after ``readable(_:)``.
+    func fired(_ owner: Owner)
+    /// Called before every poll; returns when the handler next wants to be called (nil: no
+    /// timer). The poll waits no longer than the earliest of these.
+    func tick(_ owner: Owner, now: MonotonicTime) -> MonotonicTime?
+}
+
+extension PollHandler {
+    package func pausesReading(_ owner: Owner) -> Bool { false }
+    package func fired(_ owner: Owner) {}
+}
+
+/// The event loop of a thread that owns ZeroMQ sockets: the kernel's serving thread and every
+/// client's I/O thread run one. Each turn it ticks its handlers, polls their sockets and a
+/// wake-up descriptor once (waiting until the earliest tick asks, at most `longestWait`), and
+/// hands each ready socket to its handler, in the order the handlers were added. A failed poll
+/// takes one path for everyone: a terminated context ends the loop, anything else is logged
+/// and the loop goes on.
+package final class PollLoop<Owner: AnyObject> {
+    package private(set) var handlers: [any PollHandler<Owner>] = []
+    private let wakeFD: Int32?
+    private let longestWait: Int64
+    private let logger: Logger
+    private var poller = ZMQPoller()
+    private var polled: [any PollHandler<Owner>] = []
+    private var watching: [Bool] = []
+    private var dirty = true
+    /// The poller's first item is the wake-up descriptor, when there is one.
+    private let first: Int
+
+    /// - Parameters:
+    ///   - wakeFD: a descriptor other threads make readable to wake the loop (``WakeUp``); the
+    ///     owner drains it when ``turn(_:immediate:)`` says it was.
+    ///   - longestWait: the longest a poll waits when no handler asked for an earlier tick.
+    package init(wakeFD: Int32?, longestWait: Duration, logger: Logger) {
+        self.wakeFD = wakeFD
+        self.longestWait = max(0, longestWait.nanosecondsClamped)
+        self.logger = logger
+        first = wakeFD == nil ? 0 : 1
+    }
+
+    /// Adds a handler (again: no effect) at the end of the order.
+    package func add(_ handler: any PollHandler<Owner>) {
+        guard !handlers.contains(where: { $0 === handler }) else { return }
+        handlers.append(handler)
+        dirty = true
+    }
+
+    /// Removes a handler; it is not called again. Closing its socket is the owner's business.
+    package func remove(_ handler: AnyObject) {
+        guard let index = handlers.firstIndex(where: { $0 === handler }) else { return }
+        handlers.remove(at: index)
+        dirty = true
+    }
+
+    package func removeAll() {
+        handlers.removeAll()
+        dirty = true
+    }
+
+    /// A handler replaced its socket: the poll set is rebuilt before the next poll.
+    package func socketsChanged() { dirty = true }
+
+    /// One turn: ticks every handler, polls (without waiting when `immediate`), then calls the
+    /// ready handlers. Returns whether the wake-up descriptor was readable, or nil when the
+    /// context was terminated (the loop must end).
+    package func turn(_ owner: Owner, immediate: Bool = false) -> Bool? {
+        if dirty { rebuild() }
+        for (index, handler) in polled.enumerated() {
+            let watch = !handler.pausesReading(owner)
+            if watch != watching[index] {
+                watching[index] = watch
+                poller.watchReadable(first + index, watch)
+            }
+        }
+        let now = MonotonicTime.now
+        var next = now.advanced(by: longestWait)
+        // Ticks run over a copy of the list: a tick may add or remove handlers.
+        for handler in polled where isCurrent(handler) {
+            if let wanted = handler.tick(owner, now: now), wanted < next { next = wanted }
+        }
+        // A tick that changed the set: poll the new one.
+        if dirty { rebuild() }
+        let waitMs = immediate || next <= now ? 0 : Int(next.milliseconds(since: now)) + 1
+        do {
+            _ = try poller.poll(timeoutMs: waitMs)
+        } catch {
+            if error.isTerminated { return nil }
+            logger.error("poll failed", metadata: ["error": error.description])
+            return false
+        }
+        let woken = wakeFD != nil && poller.isReadable(0)
+        let ready = polled
+        for (index, handler) in ready.enumerated() {
+            if poller.isReadable(first + index), isCurrent(handler) { handler.readable(owner) }
+            if poller.fired(first + index), isCurrent(handler) { handler.fired(owner) }
+        }
+        return woken
+    }
+
+    /// False for a handler removed since the poll set was built (an earlier handler's call
+    /// removed it, and may have closed its socket): it is not called again.
+    @inline(__always)
+    private func isCurrent(_ handler: any PollHandler<Owner>) -> Bool {
+        !dirty || handlers.contains { $0 === handler }
+    }
+
+    private func rebuild() {
+        poller.removeAll()
+        if let wakeFD { poller.add(fd: wakeFD) }
+        polled = handlers
+        watching.removeAll(keepingCapacity: true)
+        for handler in polled {
+            let socket = handler.socket
+            poller.add(socket)
+            // What the old set last learnt of it is not known here: ask before the first wait
+            // (a ready socket whose handler was skipped has no edge left to fire its descriptor).
+            socket.needsEventCheck = true
+            watching.append(true)
+        }
+        dirty = false
+    }
+}
