@@ -32,7 +32,7 @@ struct BenchTests {
             }
         }
         if scenario == "pubsub" {
-            #expect(figures.allSatisfy { $0["lost_c"] is Int })
+            #expect(figures.allSatisfy { $0["lost_c"] is Int && $0["c_subscribers_cut"] is Int })
         }
         if scenario == "reqrep" {
             // At 64 in flight C also sends a bus request's frames: the target's baseline.

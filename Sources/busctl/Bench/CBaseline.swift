@@ -11,6 +11,7 @@ enum CBaseline {
     struct Result: Decodable {
         var rate: Double?
         var lost: Int?
+        var cut: Int?
         var p50: Double?
         var p99: Double?
         var p999: Double?
@@ -22,14 +23,15 @@ enum CBaseline {
     }
 
     /// PUB -> zmq_proxy -> `subscribers` SUBs with high-water marks `hwm` (0: none), the publisher
-    /// sending the bus's event frames for a `size`-byte payload. Delivered messages/s in total and
-    /// messages lost.
-    static func pubsub(size: Int, subscribers: Int, hwm: Int, seconds: Double, port: Int) throws -> (rate: Double, lost: Int) {
+    /// sending the bus's event frames for a `size`-byte payload. Delivered messages/s in total,
+    /// messages lost, and how many subscribers stopped at the end of their window with messages
+    /// still queued (their unread messages are not counted as lost).
+    static func pubsub(size: Int, subscribers: Int, hwm: Int, seconds: Double, port: Int) throws -> (rate: Double, lost: Int, cut: Int) {
         let result = try run(
             "pubsub", seconds: seconds, port: port, frames: RawBaseline.eventFrames(size: size, seq: 1),
             extra: ["--subscribers", String(subscribers), "--hwm", String(hwm)])
         guard let rate = result.rate, let lost = result.lost else { throw CommandFailure("CBaseline pubsub printed no rate") }
-        return (rate, lost)
+        return (rate, lost, result.cut ?? 0)
     }
 
     /// REQ -> ROUTER/DEALER zmq_proxy -> REP, one `size`-byte request at a time: p50, p99 and

@@ -33,7 +33,10 @@ extension BenchCommand {
             }
             print(pad(f.name, 40) + pad(f.unit, 10) + pad(cell(f.baseline, f.unit), 28) + pad(cell(f.bus, f.unit), 28) + pad(ratio, 8) + target)
             if let lostC = f.extra["lost_c"], let lostBus = f.extra["lost_bus"] {
-                print("    lost: C \(lostC), bus \(lostBus)" + (f.extra["lost_swift_raw"].map { ", Swift raw \($0)" } ?? ""))
+                let cut = (f.extra["c_subscribers_cut"] as? Int).flatMap { $0 > 0 ? $0 : nil }.map {
+                    " (\($0) C subscriber run(s) stopped at the window's end with messages still queued: not counted)"
+                }
+                print("    lost: C \(lostC)\(cut ?? ""), bus \(lostBus)" + (f.extra["lost_swift_raw"].map { ", Swift raw \($0)" } ?? ""))
             }
             if let ceiling = f.extra["frame_ceiling"] as? Double {
                 print("    C with the bus's frames reaches \(String(format: "%.2fx", ceiling)) of C with one frame (the frame ceiling)")

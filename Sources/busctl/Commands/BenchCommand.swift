@@ -134,11 +134,13 @@ struct BenchCommand: BusctlCommand {
     private func pubsubFigure(name: String, size: Int, subscribers: Int, target: Double?) async throws -> BenchFigure {
         var figure = BenchFigure(name: name, unit: "msg/s", kind: "min", target: target)
         var lost = (c: 0, raw: 0, bus: 0)
+        var cut = 0
         for run in 1...runs {
             progress("\(name), run \(run)/\(runs): C")
             let c = try CBaseline.pubsub(size: size, subscribers: subscribers, hwm: Self.cHighWaterMark, seconds: seconds, port: FreePorts.base())
             figure.baseline.append(c.rate)
             lost.c += c.lost
+            cut += c.cut
             if swiftRaw {
                 progress("\(name), run \(run)/\(runs): Swift raw")
                 let raw = try RawBaseline.pubsub(size: size, seconds: seconds, subscribers: subscribers, port: FreePorts.base())
@@ -153,7 +155,7 @@ struct BenchCommand: BusctlCommand {
         // Bytes per event on the wire: the payload, the topic (7) and the binary meta (about 40).
         let frameBytes = Double(size + 7 + 40)
         figure.extra = [
-            "lost_c": lost.c, "lost_bus": lost.bus,
+            "lost_c": lost.c, "lost_bus": lost.bus, "c_subscribers_cut": cut,
             "mb_per_s_c": (BenchFigure.median(figure.baseline) ?? 0) * frameBytes / 1e6,
             "mb_per_s_bus": (BenchFigure.median(figure.bus) ?? 0) * frameBytes / 1e6,
         ]
