@@ -544,6 +544,8 @@ final class KernelLoop {
                 logger.notice("events-in re-bound to cut off revoked publishers", metadata: ["revoked": identities.joined(separator: ",")])
             } catch {
                 logger.critical("could not re-bind events-in after a revocation: \(error)")
+                // The socket may be re-bound with only its monitor missing: poll what there is.
+                installHandlers()
             }
         }
         guardian.forget(identities)
@@ -563,6 +565,7 @@ final class KernelLoop {
             }
         } catch {
             logger.critical("could not re-bind events-out (\(reason)): \(error)")
+            installHandlers()
         }
     }
 

@@ -78,11 +78,23 @@ package final class PollLoop<Owner: AnyObject> {
     /// A handler replaced its socket: the poll set is rebuilt before the next poll.
     package func socketsChanged() { dirty = true }
 
-    /// One turn: ticks every handler, polls (without waiting when `immediate`), then calls the
-    /// ready handlers. Returns whether the wake-up descriptor was readable, or nil when the
-    /// context was terminated (the loop must end).
-    package func turn(_ owner: Owner, immediate: Bool = false) -> Bool? {
+    /// One turn: ticks every handler, polls, then calls the ready handlers. The poll does not
+    /// wait when `immediate` (asked after the ticks, which may queue the owner work) says so.
+    /// Returns whether the wake-up descriptor was readable, or nil when the context was
+    /// terminated (the loop must end).
+    package func turn(_ owner: Owner, immediate: () -> Bool = { false }) -> Bool? {
         if dirty { rebuild() }
+        let now = MonotonicTime.now
+        var next = now.advanced(by: longestWait)
+        // Ticks run over a copy of the list: a tick may add or remove handlers.
+        for handler in polled where isCurrent(handler) {
+            if let wanted = handler.tick(owner, now: now), wanted < next { next = wanted }
+        }
+        // A tick that changed the set (a re-bound socket, a reconnect) polls the new one, without
+        // waiting: the handlers it added were not ticked.
+        let changed = dirty
+        if changed { rebuild() }
+        // After the ticks: a tick may pause or resume a handler's reading.
         for (index, handler) in polled.enumerated() {
             let watch = !handler.pausesReading(owner)
             if watch != watching[index] {
@@ -90,19 +102,15 @@ package final class PollLoop<Owner: AnyObject> {
                 poller.watchReadable(first + index, watch)
             }
         }
-        let now = MonotonicTime.now
-        var next = now.advanced(by: longestWait)
-        // Ticks run over a copy of the list: a tick may add or remove handlers.
-        for handler in polled where isCurrent(handler) {
-            if let wanted = handler.tick(owner, now: now), wanted < next { next = wanted }
-        }
-        // A tick that changed the set: poll the new one.
-        if dirty { rebuild() }
-        let waitMs = immediate || next <= now ? 0 : Int(next.milliseconds(since: now)) + 1
+        let hasWork = immediate()
+        // Rounded up: a poll that returns before the tick it waits for is a turn for nothing.
+        let waitMs = hasWork || changed || next <= now ? 0 : Int((next.nanoseconds(since: now) + 999_999) / 1_000_000)
         do {
             _ = try poller.poll(timeoutMs: waitMs)
         } catch {
             if error.isTerminated { return nil }
+            // Not woken, as far as the owner knows: the wake-up descriptor stays readable
+            // (level-triggered) and the next poll returns at once.
             logger.error("poll failed", metadata: ["error": error.description])
             return false
         }

@@ -18,6 +18,7 @@ struct PollLoopTests {
         var paused = false
         var wantedTick: MonotonicTime?
         var onReadable: (Record) -> Void = { _ in }
+        var onTick: (Record) -> Void = { _ in }
 
         init(_ name: String, _ socket: ZMQSocket) {
             self.name = name
@@ -34,7 +35,10 @@ struct PollLoopTests {
 
         func fired(_ owner: Record) { owner.calls.append("\(name) fired") }
 
-        func tick(_ owner: Record, now: MonotonicTime) -> MonotonicTime? { wantedTick }
+        func tick(_ owner: Record, now: MonotonicTime) -> MonotonicTime? {
+            onTick(owner)
+            return wantedTick
+        }
     }
 
     /// A PUSH/PULL pair over inproc: the PULL end is the polled socket.
@@ -111,6 +115,22 @@ struct PollLoopTests {
         loop.add(handler)
         let started = MonotonicTime.now
         _ = loop.turn(Record())
+        #expect(MonotonicTime.now - started < .seconds(60))
+    }
+
+    @Test func workATickQueued_isSeenBeforeThePollWaits() throws {
+        let context = ZMQContext(ioThreads: 0)
+        defer { context.terminate() }
+        let pipe = try Pipe(context)
+        defer { pipe.close() }
+        // Without the check after the ticks, the turn would wait ten minutes.
+        let loop = PollLoop<Record>(wakeFD: nil, longestWait: .seconds(600), logger: Logger(label: "test"))
+        let record = Record()
+        let handler = Handler("t", pipe.pull)
+        handler.onTick = { $0.calls.append("queued") }
+        loop.add(handler)
+        let started = MonotonicTime.now
+        _ = loop.turn(record) { record.calls.contains("queued") }
         #expect(MonotonicTime.now - started < .seconds(60))
     }
 

@@ -391,11 +391,12 @@ final class IOLoop {
                 rounds += 1
             } while !stopping && rounds < 4 && thread.hasWork(holdingPublishes: publisher?.isBlocked ?? false)
             if stopping { break }
-            // Work the thread queued for itself (no wake-up was sent for it): do not wait. While
-            // the publisher socket is full, publishes are not such work. The publisher is never
-            // polled for writability (``PublisherHandler/fired(_:)`` says why).
-            let hasWork = thread.hasWork(holdingPublishes: publisher?.isBlocked ?? false)
-            guard let wokenNow = sockets.turn(self, immediate: hasWork) else { break }
+            // Work the thread queued for itself (no wake-up was sent for it), by the operations
+            // above or by a handler's tick (a timed-out request resumes its task): do not wait.
+            // While the publisher socket is full, publishes are not such work. The publisher is
+            // never polled for writability (``PublisherHandler/fired(_:)`` says why).
+            let turned = sockets.turn(self) { thread.hasWork(holdingPublishes: publisher?.isBlocked ?? false) }
+            guard let wokenNow = turned else { break }
             woken = wokenNow
         }
         // Flush what was queued before the stop, then close everything.

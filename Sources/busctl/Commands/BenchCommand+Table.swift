@@ -33,10 +33,17 @@ extension BenchCommand {
             }
             print(pad(f.name, 40) + pad(f.unit, 10) + pad(cell(f.baseline, f.unit), 28) + pad(cell(f.bus, f.unit), 28) + pad(ratio, 8) + target)
             if let lostC = f.extra["lost_c"], let lostBus = f.extra["lost_bus"] {
-                let cut = (f.extra["c_subscribers_cut"] as? Int).flatMap { $0 > 0 ? $0 : nil }.map {
-                    " (\($0) C subscriber run(s) stopped at the window's end with messages still queued: not counted)"
-                }
-                print("    lost: C \(lostC)\(cut ?? ""), bus \(lostBus)" + (f.extra["lost_swift_raw"].map { ", Swift raw \($0)" } ?? ""))
+                // C subscribers that stopped at the window's end with messages still queued are
+                // left out of C's loss count; when all did, it counted nothing.
+                let cut = f.extra["c_subscribers_cut"] as? Int ?? 0
+                let total = f.extra["c_subscriber_runs"] as? Int ?? 0
+                let c =
+                    cut == 0
+                    ? "\(lostC)"
+                    : cut >= total
+                        ? "not measured (every C subscriber stopped at its window's end with messages still queued)"
+                        : "\(lostC) (\(cut) of \(total) C subscriber runs stopped at the window's end with messages still queued: not counted)"
+                print("    lost: C \(c), bus \(lostBus)" + (f.extra["lost_swift_raw"].map { ", Swift raw \($0)" } ?? ""))
             }
             if let ceiling = f.extra["frame_ceiling"] as? Double {
                 print("    C with the bus's frames reaches \(String(format: "%.2fx", ceiling)) of C with one frame (the frame ceiling)")

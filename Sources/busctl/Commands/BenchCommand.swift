@@ -155,7 +155,7 @@ struct BenchCommand: BusctlCommand {
         // Bytes per event on the wire: the payload, the topic (7) and the binary meta (about 40).
         let frameBytes = Double(size + 7 + 40)
         figure.extra = [
-            "lost_c": lost.c, "lost_bus": lost.bus, "c_subscribers_cut": cut,
+            "lost_c": lost.c, "lost_bus": lost.bus, "c_subscribers_cut": cut, "c_subscriber_runs": subscribers * runs,
             "mb_per_s_c": (BenchFigure.median(figure.baseline) ?? 0) * frameBytes / 1e6,
             "mb_per_s_bus": (BenchFigure.median(figure.bus) ?? 0) * frameBytes / 1e6,
         ]
