@@ -184,6 +184,8 @@ struct ChaosRun {
             summary.failures.append("\(growth.process) grew over \(growth.livedMs / 60_000) min: \(growth.exceeded.joined(separator: ", "))")
         }
         if summary.ok == 0 { summary.failures.append("no operation was acknowledged") }
+        // A crash fails the run even when the restarts hid it.
+        for name in ["kernel"] + Stack.services { summary.failures += stack.process(name).crashes() }
         return summary
     }
 

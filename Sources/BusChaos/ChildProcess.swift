@@ -93,6 +93,29 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// The crashes its log records, one line each: every "*** Program crashed: ..." the Swift
+    /// runtime printed (an abort, a bad pointer), with the instance's "Assertion failed: ..."
+    /// before it when there is one (libzmq's asserts print one). The log is read, not the exit status:
+    /// the runtime takes seconds to print a backtrace, and a process still printing when the run
+    /// kills it would count as killed.
+    func crashes() -> [String] {
+        guard let text = try? String(contentsOf: log, encoding: .utf8) else { return [] }
+        var found: [String] = []
+        // The last assertion of the running instance (a start line begins the next one).
+        var assertion: String?
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if line.hasPrefix("---- start") { assertion = nil }
+            if line.contains("Assertion failed") { assertion = line.trimmingCharacters(in: .whitespaces) }
+            guard line.hasPrefix("*** Program crashed:") else { continue }
+            var report =
+                "\(name) crashed (\(log.lastPathComponent) line \(index + 1)): " + line.trimmingCharacters(in: CharacterSet(charactersIn: "* "))
+            if let assertion { report += ", after \(assertion)" }
+            found.append(report)
+            assertion = nil
+        }
+        return found
+    }
+
     /// SIGKILL and wait for the exit.
     func crash() async {
         guard isRunning else { return }
