@@ -14,12 +14,16 @@ final class ChildProcess: @unchecked Sendable {
     /// How many times it was started.
     var starts: Int { lock.withLock { $0.starts } }
 
+    /// Where this run's part of the log begins (a reused work folder keeps earlier runs' logs).
+    private let logStart: UInt64
+
     init(name: String, executable: String, arguments: [String], environment: [String: String], log: URL) {
         self.name = name
         self.executable = executable
         self.arguments = arguments
         self.environment = environment
         self.log = log
+        logStart = ((try? FileManager.default.attributesOfItem(atPath: log.path))?[.size] as? NSNumber)?.uint64Value ?? 0
     }
 
     var pid: Int32? { lock.withLock { $0.process.flatMap { $0.isRunning ? $0.processIdentifier : nil } } }
@@ -93,26 +97,43 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// The crashes its log records, one line each: every "*** Program crashed: ..." the Swift
-    /// runtime printed (an abort, a bad pointer), with the instance's "Assertion failed: ..."
-    /// before it when there is one (libzmq's asserts print one). The log is read, not the exit status:
-    /// the runtime takes seconds to print a backtrace, and a process still printing when the run
-    /// kills it would count as killed.
+    /// The crashes its log records since this run began, one line each: every "Program
+    /// crashed: ..." the Swift runtime printed (an abort, a bad pointer), with the instance's
+    /// "Assertion failed: ..." before it when there is one (libzmq's asserts print one), and an
+    /// assertion no crash report followed (backtraces turned off). The log is read, not the exit
+    /// status: the runtime takes seconds to print a backtrace, and a process still printing when
+    /// the run kills it would count as killed.
     func crashes() -> [String] {
-        guard let text = try? String(contentsOf: log, encoding: .utf8) else { return [] }
+        // No log: the process was never started.
+        guard FileManager.default.fileExists(atPath: log.path) else { return [] }
+        guard let handle = try? FileHandle(forReadingFrom: log) else { return ["\(name): its log \(log.path) cannot be read"] }
+        defer { try? handle.close() }
+        guard (try? handle.seek(toOffset: logStart)) != nil, let data = try? handle.readToEnd() else {
+            return ["\(name): its log \(log.path) cannot be read"]
+        }
         var found: [String] = []
-        // The last assertion of the running instance (a start line begins the next one).
+        // The last assertion of the running instance not yet reported (a start line begins the next).
         var assertion: String?
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            if line.hasPrefix("---- start") { assertion = nil }
-            if line.contains("Assertion failed") { assertion = line.trimmingCharacters(in: .whitespaces) }
-            guard line.hasPrefix("*** Program crashed:") else { continue }
-            var report =
-                "\(name) crashed (\(log.lastPathComponent) line \(index + 1)): " + line.trimmingCharacters(in: CharacterSet(charactersIn: "* "))
+        func reportAssertion() {
+            if let assertion { found.append("\(name) stopped at an assertion (\(log.lastPathComponent)): \(assertion)") }
+            assertion = nil
+        }
+        // After a crash report, the rest of the instance is its backtrace and memory dumps.
+        var crashed = false
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("---- start") {
+                reportAssertion()
+                crashed = false
+            }
+            if !crashed, line.contains("Assertion failed:") { assertion = line.trimmingCharacters(in: .whitespaces) }
+            guard line.hasPrefix("*** Program crashed:") || line.hasPrefix("💣 Program crashed:") else { continue }
+            var report = "\(name) crashed (\(log.lastPathComponent)): " + line.trimmingCharacters(in: CharacterSet(charactersIn: "*💣 "))
             if let assertion { report += ", after \(assertion)" }
             found.append(report)
             assertion = nil
+            crashed = true
         }
+        reportAssertion()
         return found
     }
 

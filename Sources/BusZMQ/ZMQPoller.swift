@@ -9,9 +9,10 @@ import Glibc
 /// about seventeen system calls per turn. `ZMQ_FD` is edge-triggered: it becomes readable when
 /// libzmq queues the socket a command (a message arrived in an empty pipe, room appeared), and
 /// any operation on the socket may consume that signal. So a socket is asked for `ZMQ_EVENTS`
-/// only when its descriptor fired or when it was used since it was last known to be drained
+/// before the wait when it was used since it was last known to be drained
 /// (``ZMQSocket/needsEventCheck``, kept by `ZMQSocket`'s operations: a receive that ends in
-/// `EAGAIN` leaves the socket drained, any send or received message does not).
+/// `EAGAIN` leaves the socket drained, any send or received message does not), and after the
+/// wait when its descriptor fired and it was not already found ready.
 package struct ZMQPoller {
     private var sockets: [ZMQSocket?] = []
     private var wanted: [Int16] = []
@@ -92,7 +93,9 @@ package struct ZMQPoller {
                     // A socket found ready before the wait is not asked again: its owner reads it
                     // next. Asking handles the commands libzmq queued it, and a SUB found readable
                     // has pre-read the first frame of its next message (see `SocketTuning.subscriber`).
-                    // Its descriptor stays readable until the next ask, so the commands wait a turn.
+                    // Its descriptor stays readable until a call handles the commands (an ask, a
+                    // receive ending in `EAGAIN`): the owner's read usually does this turn, else
+                    // the next turn's ask does.
                     if ready[index] == 0, !socket.isClosed, wanted[index] != 0 {
                         ready[index] = try socket.events() & wanted[index]
                     }

@@ -28,6 +28,8 @@ struct SubscriberReconnectTests {
         try sub.connect(endpoint)
 
         let first = try ZMQSocket(serverContext, .xpub, tuning: .default)
+        // Closed below to cut the connection; closing again is a no-op.
+        defer { first.close() }
         try first.bind(endpoint)
         // The SUB's side runs only when it is used: keep asking it while waiting for the server.
         try await waitForSubscription(on: first, from: sub)
