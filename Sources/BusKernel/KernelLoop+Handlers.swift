@@ -5,16 +5,21 @@ import BusZMQ
 /// ZAP first (a handshake waits on it), then events in, requests, events out, and the
 /// handshake monitors. Their timers run before each poll.
 extension KernelLoop {
-    /// Builds the handler set again from the current sockets: at start, and after a socket was
-    /// re-bound (a revoked key) or a monitor replaced.
+    /// Sets the handlers for the current sockets: at start, and after a socket was re-bound (a
+    /// revoked key) or a monitor replaced. A socket that did not change keeps its handler, so
+    /// the loop keeps what it knows of it (``PollLoop`` asks only new sockets before its wait).
     func installHandlers() {
         guard let sockets else { return }
+        let current = sockets.handlers
+        func handler(_ socket: ZMQSocket, _ make: (ZMQSocket) -> any PollHandler<KernelLoop>) -> any PollHandler<KernelLoop> {
+            current.first { $0.socket === socket } ?? make(socket)
+        }
         sockets.removeAll()
-        if let zap = guardian?.zap { sockets.add(ZAPHandler(socket: zap)) }
-        sockets.add(EventsInHandler(socket: xsub))
-        sockets.add(RequestsHandler(socket: router))
-        sockets.add(EventsOutHandler(socket: xpub))
-        for (monitor, _) in guardian?.monitors ?? [] { sockets.add(MonitorHandler(socket: monitor.socket)) }
+        if let zap = guardian?.zap { sockets.add(handler(zap, ZAPHandler.init)) }
+        sockets.add(handler(xsub, EventsInHandler.init))
+        sockets.add(handler(router, RequestsHandler.init))
+        sockets.add(handler(xpub, EventsOutHandler.init))
+        for (monitor, _) in guardian?.monitors ?? [] { sockets.add(handler(monitor.socket, MonitorHandler.init)) }
     }
 
     /// The ROUTER of the request plane (7/MDP clients and workers). Its timer is the broker's:

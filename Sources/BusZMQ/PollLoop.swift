@@ -40,6 +40,8 @@ package final class PollLoop<Owner: AnyObject> {
     private let logger: Logger
     private var poller = ZMQPoller()
     private var polled: [any PollHandler<Owner>] = []
+    /// Each polled handler's socket when the set was built (a handler may replace its own).
+    private var polledSockets: [ZMQSocket] = []
     private var watching: [Bool] = []
     private var dirty = true
     /// The poller's first item is the wake-up descriptor, when there is one.
@@ -117,7 +119,10 @@ package final class PollLoop<Owner: AnyObject> {
         let woken = wakeFD != nil && poller.isReadable(0)
         let ready = polled
         for (index, handler) in ready.enumerated() {
-            if poller.isReadable(first + index), isCurrent(handler) { handler.readable(owner) }
+            if poller.isReadable(first + index) {
+                // Found ready but not read: asked again, whoever polls the socket next.
+                if isCurrent(handler) { handler.readable(owner) } else { polledSockets[index].needsEventCheck = true }
+            }
             if poller.fired(first + index), isCurrent(handler) { handler.fired(owner) }
         }
         return woken
@@ -131,17 +136,25 @@ package final class PollLoop<Owner: AnyObject> {
     }
 
     private func rebuild() {
+        let previous = (handlers: polled, sockets: polledSockets, watching: watching)
         poller.removeAll()
         if let wakeFD { poller.add(fd: wakeFD) }
         polled = handlers
+        polledSockets.removeAll(keepingCapacity: true)
         watching.removeAll(keepingCapacity: true)
         for handler in polled {
             let socket = handler.socket
             poller.add(socket)
-            // What the old set last learnt of it is not known here: ask before the first wait
-            // (a ready socket whose handler was skipped has no edge left to fire its descriptor).
-            socket.needsEventCheck = true
+            polledSockets.append(socket)
             watching.append(true)
+            // A socket the old set polled for the same handler and watched is known to this
+            // set as it was: every ready one was handed to its handler, or marked when skipped.
+            // Any other (new, or handed to another handler, or not watched while paused) may
+            // hold what no edge will announce: ask it before the first wait.
+            let kept = previous.sockets.indices.contains {
+                previous.sockets[$0] === socket && previous.handlers[$0] === handler && previous.watching[$0]
+            }
+            if !kept { socket.needsEventCheck = true }
         }
         dirty = false
     }
