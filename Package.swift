@@ -49,7 +49,7 @@ let package = Package(
         // What every test target and BusChaos share (waiting on conditions, network namespaces).
         .target(name: "BusTestSupport", path: "Tests/BusTestSupport"),
         .testTarget(name: "PersistTests", dependencies: ["PersistCore", "Bus", "BusTestSupport"]),
-        .testTarget(name: "BusTests", dependencies: ["Bus", "BusKernel", "BusWire", "BusZMQ", "BusSupport"]),
+        .testTarget(name: "BusTests", dependencies: ["Bus", "BusKernel", "BusWire", "BusZMQ", "BusSupport", "BusTestSupport"]),
         // libsodium from Debian's libsodium-dev (Argon2id, random bytes), as for CZeroMQ.
         .systemLibrary(name: "CSodium", path: "Sources/CSodium"),
         // The auth service's logic (reducer, providers, token store) apart from its executable,

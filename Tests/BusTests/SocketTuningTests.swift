@@ -1,3 +1,4 @@
+import BusTestSupport
 import Foundation
 import Testing
 
@@ -23,14 +24,12 @@ struct SocketTuningTests {
         // libzmq reports each wait as it schedules it: a part that doubles from 1 s up to the cap,
         // plus a random part of up to 1 s. The third wait is at the cap (4-5 s with a 5 s cap).
         var waits: [Int32] = []
-        let deadline = ContinuousClock.now + .seconds(12)
-        while waits.count < 3, ContinuousClock.now < deadline {
+        let seen = await eventually(timeout: .seconds(12), every: .milliseconds(20)) {
             while let event = monitor.next() {
                 if event.isConnectRetry { waits.append(event.value) }
             }
-            try await Task.sleep(for: .milliseconds(20))
+            return waits.count >= 3
         }
-        let seen = waits.count >= 3
         let longest = waits.max() ?? 0
         #expect(seen, "only \(waits.count) connect retries reported: \(waits)")
         #expect(longest <= 3_000, "waits between attempts in ms: \(waits)")

@@ -1,3 +1,4 @@
+import BusTestSupport
 import Foundation
 import Testing
 
@@ -52,13 +53,11 @@ struct ZMQMonitorTests {
 
     /// Whether `socket` receives a message whose last frame is `text` within 5 s.
     private func receives(_ socket: ZMQSocket, _ text: String) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < deadline {
+        try await eventually(timeout: .seconds(5)) {
             while let frames = try socket.receive() {
                 if frames.last == Array(text.utf8) { return true }
             }
-            try await Task.sleep(for: .milliseconds(10))
+            return false
         }
-        return false
     }
 }
