@@ -27,7 +27,7 @@ public struct SocketTuning: Sendable {
     /// costs each socket an attempt every 2 to 3 s.
     public var reconnectIntervalMs: Int32 = 1_000
     public var reconnectIntervalMaxMs: Int32 = 2_000
-    /// Queue messages only on completed connections (DEALER/REQ towards the kernel).
+    /// Queue messages only on completed connections (a one-shot DEALER or REQ: ``client``).
     public var immediate: Bool = false
 
     public init() {}
@@ -35,7 +35,9 @@ public struct SocketTuning: Sendable {
     /// The defaults described above.
     public static let `default` = SocketTuning()
 
-    /// The defaults for a client connecting towards the kernel (`ZMQ_IMMEDIATE` on).
+    /// The defaults with `ZMQ_IMMEDIATE` on: for a one-shot DEALER or REQ that reads one reply on
+    /// a fresh connection (a raw request, the bench's Swift baseline). A long-lived socket keeps
+    /// it off (see ``subscriber``).
     public static var client: SocketTuning {
         var t = SocketTuning()
         t.immediate = true

@@ -36,28 +36,45 @@ final class RequesterHandler: IOHandler {
     }
 
     let socket: ZMQSocket
+    /// Watches the socket's connection.
+    private let watch: MonitorHandler?
     /// Replies are received into these and read in place.
     private let parts: ZMQParts
     private var lastFrom: (bytes: [UInt8], name: String) = ([], "")
     private var pending: [UInt64: Pending] = [:]
     /// The number of each pending request sent with the caller's own id.
     private var customIDs: [String: UInt64] = [:]
-    /// Ids not yet handed to libzmq (no connection yet: `ZMQ_IMMEDIATE`), oldest first.
+    /// Ids not yet handed to libzmq (no connection, or its queue full), oldest first.
     private var unsent: [UInt64] = []
     /// No pending request's deadline is earlier: a lower bound (answered requests leave it
     /// early), made exact when it is reached. The loop asks ``tick(_:now:)`` every turn, and
     /// scanning every pending request each time copied each of them (64 per turn at 64 in flight).
     private var earliest: MonotonicTime?
 
+    /// `ZMQ_IMMEDIATE` stays off (with it, libzmq 4.3 replaces the socket's inbound pipe at a
+    /// reconnect and can abort the process when that lands between two frames of a reply, as
+    /// ``SocketTuning/subscriber`` tells). Instead requests are handed to libzmq only while
+    /// the socket's monitor reports a connection: one sent while the kernel is away would wait
+    /// in libzmq's queue and reach a kernel that comes back after its caller gave up. Until
+    /// then a request waits here, and its deadline reports it as never sent.
     init(loop: IOLoop) throws(ZMQError) {
-        socket = try loop.connect(.dealer, to: loop.endpoints.requests, tuning: .client)
+        socket = try loop.connect(.dealer, to: loop.endpoints.requests, tuning: .default, watchConnection: true)
+        watch = loop.monitor(of: socket)
         parts = ZMQParts(capacity: 16)
+    }
+
+    /// Whether the socket has a connection (its monitor's word).
+    private var isConnected: Bool { watch?.isConnected ?? true }
+
+    /// The connection came up: what waited goes out.
+    func connected() {
+        if !unsent.isEmpty { flush() }
     }
 
     func send(id: UInt64, customID: String?, service: String, request: RequestBody, deadline: MonotonicTime, completion: @escaping Completion) {
         var sent = false
         let binaryMeta = customID == nil
-        if unsent.isEmpty {
+        if unsent.isEmpty, isConnected {
             // Nothing waits before it: straight to libzmq, without going through `unsent`.
             do {
                 sent = try Self.send(request, binaryMeta: binaryMeta, service: service, on: socket)
@@ -112,6 +129,7 @@ final class RequesterHandler: IOHandler {
     }
 
     private func flush() {
+        guard isConnected else { return }
         var done = 0
         defer { unsent.removeFirst(done) }
         for id in unsent {
@@ -208,7 +226,8 @@ final class RequesterHandler: IOHandler {
             }
             self.earliest = next
         }
-        if !unsent.isEmpty {
+        // A full queue is retried; a missing connection waits for the monitor's word.
+        if !unsent.isEmpty, isConnected {
             let retry = now.advanced(by: 20_000_000)
             if next == nil || retry < next! { next = retry }
         }
