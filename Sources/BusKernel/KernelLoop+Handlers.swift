@@ -7,7 +7,8 @@ import BusZMQ
 extension KernelLoop {
     /// Sets the handlers for the current sockets: at start, and after a socket was re-bound (a
     /// revoked key) or a monitor replaced. A socket that did not change keeps its handler, so
-    /// the loop keeps what it knows of it (``PollLoop`` asks only new sockets before its wait).
+    /// the loop keeps what it knows of it (``PollLoop`` asks a socket again before its wait
+    /// only when the set does not know it: new, under another handler, or not watched).
     func installHandlers() {
         guard let sockets else { return }
         let current = sockets.handlers

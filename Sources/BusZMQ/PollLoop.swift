@@ -111,6 +111,8 @@ package final class PollLoop<Owner: AnyObject> {
             _ = try poller.poll(timeoutMs: waitMs)
         } catch {
             if error.isTerminated { return nil }
+            // What the poll found ready before it failed is not handed to anyone: ask again.
+            for socket in polledSockets { socket.needsEventCheck = true }
             // Not woken, as far as the owner knows: the wake-up descriptor stays readable
             // (level-triggered) and the next poll returns at once.
             logger.error("poll failed", metadata: ["error": error.description])

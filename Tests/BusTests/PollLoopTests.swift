@@ -171,7 +171,6 @@ struct PollLoopTests {
         let record = Record()
         let kept = Handler("a", a.pull)
         let paused = Handler("b", b.pull)
-        paused.paused = true
         loop.add(kept)
         loop.add(paused)
         // Each tick notes whether its socket will be asked before the wait.
@@ -180,13 +179,21 @@ struct PollLoopTests {
         paused.onTick = { _ in asked["b"] = b.pull.needsEventCheck }
         _ = loop.turn(record)
         _ = loop.turn(record)
-        #expect(asked["a"] == false)
-        // A handler is added: the new socket and the unwatched one are asked, the kept one not.
+        #expect(asked == ["a": false, "b": false])
+        // b pauses for a turn; a message reaches it meanwhile.
+        paused.paused = true
+        _ = loop.turn(record)
+        try b.send()
+        _ = loop.turn(record)
+        // It resumes as a handler is added: the new socket and the one that was not watched
+        // are asked, the kept one not.
+        paused.paused = false
         let added = Handler("c", c.pull)
         added.onTick = { _ in asked["c"] = c.pull.needsEventCheck }
         loop.add(added)
         _ = loop.turn(record)
         #expect(asked == ["a": false, "b": true, "c": true])
+        #expect(turn(loop, record) { record.calls.contains("b readable") })
         // The same socket under a new handler (the kernel's handlers made again): asked.
         loop.remove(kept)
         let again = Handler("a2", a.pull)
