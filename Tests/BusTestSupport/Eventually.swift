@@ -7,7 +7,8 @@ public func eventually(
     let deadline = ContinuousClock.now + timeout
     repeat {
         if try await condition() { return true }
-        try? await Task.sleep(for: every)
+        // Cancelled: one last look, without waiting out the deadline.
+        do { try await Task.sleep(for: every) } catch { break }
     } while ContinuousClock.now < deadline
     return try await condition()
 }
