@@ -203,17 +203,26 @@ final class WorkerHandler: IOHandler {
     }
 
     private func reconnect(_ loop: IOLoop) {
+        kernelDeadline = MonotonicTime.now.advanced(by: silenceWindow)
+        // The new socket first: when it cannot be opened (out of descriptors), the old one stays
+        // in use, never a closed one, and the next silent window tries again.
+        let fresh: ZMQSocket
+        do {
+            fresh = try Self.open(loop)
+        } catch {
+            loop.logger.error("worker of \(service) could not reconnect", metadata: ["error": error.description])
+            return
+        }
         loop.release(socket)
         socket.close()
+        socket = fresh
         reconnects += 1
         inFlight = 0
         do {
-            socket = try Self.open(loop)
             try socket.send(MDP.workerReady(service: service, metadata: metadata), dontWait: true)
         } catch {
-            loop.logger.error("worker of \(service) could not reconnect", metadata: ["error": error.description])
+            loop.logger.error("worker of \(service) could not send READY", metadata: ["error": error.description])
         }
-        kernelDeadline = MonotonicTime.now.advanced(by: silenceWindow)
         loop.socketsChanged()
     }
 
