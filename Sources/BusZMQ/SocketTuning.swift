@@ -27,7 +27,7 @@ public struct SocketTuning: Sendable {
     /// costs each socket an attempt every 2 to 3 s.
     public var reconnectIntervalMs: Int32 = 1_000
     public var reconnectIntervalMaxMs: Int32 = 2_000
-    /// Queue messages only on completed connections (a one-shot DEALER or REQ: ``client``).
+    /// Queue messages only on completed connections (see ``client``).
     public var immediate: Bool = false
 
     public init() {}
@@ -35,9 +35,10 @@ public struct SocketTuning: Sendable {
     /// The defaults described above.
     public static let `default` = SocketTuning()
 
-    /// The defaults with `ZMQ_IMMEDIATE` on: for a one-shot DEALER or REQ that reads one reply on
-    /// a fresh connection (a raw request, the bench's Swift baseline). A long-lived socket keeps
-    /// it off (see ``subscriber``).
+    /// The defaults with `ZMQ_IMMEDIATE` on: for a DEALER or REQ whose connection is not
+    /// replaced while it reads (a raw request's one-shot DEALER; the bench's Swift baseline,
+    /// whose peer lives as long as the run). A socket that outlives reconnects keeps it off
+    /// (see ``subscriber``).
     public static var client: SocketTuning {
         var t = SocketTuning()
         t.immediate = true

@@ -299,16 +299,27 @@ final class IOLoop {
         handler.close(self)
     }
 
-    /// Opens a socket towards the kernel: tuned, with CURVE when security is on. A monitor
-    /// watches it when security is on (it turns a failed handshake into a clear error instead
-    /// of a silent hang) or when `watchConnection` asks (``monitor(of:)``).
-    func connect(_ type: ZMQSocketType, to endpoint: String, tuning: SocketTuning, watchConnection: Bool = false) throws(ZMQError) -> ZMQSocket {
+    /// Opens a socket towards the kernel: tuned, with CURVE when security is on (and then a
+    /// monitor that turns a failed handshake into a clear error instead of a silent hang).
+    func connect(_ type: ZMQSocketType, to endpoint: String, tuning: SocketTuning) throws(ZMQError) -> ZMQSocket {
+        try open(type, to: endpoint, tuning: tuning, watched: thread.security != nil)
+    }
+
+    /// Opens a socket as ``connect(_:to:tuning:)`` does, always with a monitor: it tells
+    /// whether the socket has a connection.
+    func connectWatched(_ type: ZMQSocketType, to endpoint: String, tuning: SocketTuning) throws(ZMQError) -> (ZMQSocket, MonitorHandler) {
+        let socket = try open(type, to: endpoint, tuning: tuning, watched: true)
+        guard let monitor = monitors[ObjectIdentifier(socket)] else { preconditionFailure("a watched socket has a monitor") }
+        return (socket, monitor)
+    }
+
+    private func open(_ type: ZMQSocketType, to endpoint: String, tuning: SocketTuning, watched: Bool) throws(ZMQError) -> ZMQSocket {
         let socket = try ZMQSocket(context, type, tuning: tuning)
         do {
             if let security = thread.security {
                 try socket.makeCurveClient(security.keyPair, serverKey: security.serverKey)
             }
-            if thread.security != nil || watchConnection {
+            if watched {
                 let monitor = try MonitorHandler(loop: self, target: socket)
                 monitors[ObjectIdentifier(socket)] = monitor
                 add(monitor)
@@ -320,15 +331,6 @@ final class IOLoop {
             throw error
         }
         return socket
-    }
-
-    /// The monitor of `socket` (opened by ``connect(_:to:tuning:watchConnection:)``): whether
-    /// it has a connection whose handshake completed, as last reported.
-    func monitor(of socket: ZMQSocket) -> MonitorHandler? { monitors[ObjectIdentifier(socket)] }
-
-    /// A watched socket's connection came up or went down.
-    fileprivate func connectionChanged(_ socket: ZMQSocket, connected: Bool) {
-        if connected, let requester, requester.socket === socket { requester.connected() }
     }
 
     /// Stops monitoring a socket that is about to be closed.
@@ -432,75 +434,5 @@ final class IOLoop {
         handlers.removeAll()
         sockets.removeAll()
         thread.finished()
-    }
-}
-
-/// Watches one client socket's connection: whether a handshake completed and no disconnect
-/// followed, and (security on) what went wrong in a failed CURVE handshake.
-final class MonitorHandler: IOHandler {
-    let monitor: ZMQMonitor
-    var socket: ZMQSocket { monitor.socket }
-    private let target: ZMQSocket
-    private var connectedWithoutHandshake = false
-    /// A connection's handshake completed and it has not closed since.
-    private(set) var isConnected = false
-
-    init(loop: IOLoop, target: ZMQSocket) throws(ZMQError) {
-        self.target = target
-        monitor = try ZMQMonitor(loop.context, target: target, events: ZMQMonitor.Event.handshakeEvents, name: "client")
-    }
-
-    func readable(_ loop: IOLoop) {
-        let secure = loop.thread.security != nil
-        while let event = monitor.next() {
-            switch event.event {
-            case ZMQ_EVENT_CONNECTED:
-                connectedWithoutHandshake = true
-            case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
-                connectedWithoutHandshake = false
-                if secure, loop.handshakeProblem != nil { loop.logger.notice("CURVE handshake with the kernel succeeded") }
-                loop.handshakeProblem = nil
-                setConnected(true, loop)
-            case ZMQ_EVENT_DISCONNECTED:
-                setConnected(false, loop)
-                guard connectedWithoutHandshake else { break }
-                connectedWithoutHandshake = false
-                if secure {
-                    report(
-                        loop,
-                        "the kernel closed the connection during the CURVE handshake (wrong kernel public key, or the kernel does not run with --keys)"
-                    )
-                }
-            case _ where event.isHandshakeFailure:
-                connectedWithoutHandshake = false
-                setConnected(false, loop)
-                let why =
-                    event.event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH
-                    ? "the kernel refused this key (ZAP status \(event.value)): is its public key in the kernel's authorized/ folder?"
-                    : event.name
-                if secure { report(loop, why) }
-            default:
-                break
-            }
-        }
-    }
-
-    private func setConnected(_ connected: Bool, _ loop: IOLoop) {
-        guard connected != isConnected else { return }
-        isConnected = connected
-        loop.connectionChanged(target, connected: connected)
-    }
-
-    private func report(_ loop: IOLoop, _ problem: String) {
-        if loop.handshakeProblem != problem {
-            loop.logger.error("security handshake failed: \(problem)")
-        }
-        loop.handshakeProblem = "security handshake failed: \(problem)"
-    }
-
-    func tick(_ loop: IOLoop, now: MonotonicTime) -> MonotonicTime? { nil }
-
-    func close(_ loop: IOLoop) {
-        monitor.close()
     }
 }

@@ -7,7 +7,7 @@ import Foundation
 enum RequestOutcome: Sendable {
     case reply(ReplyBody)
     /// Never sent: no connection to the kernel before the deadline (with the handshake
-    /// problem, when security is on and the handshake failed).
+    /// problem, when a handshake failed).
     case unreachable(String?)
     /// Sent, but no reply before the deadline.
     case timeout
@@ -37,7 +37,7 @@ final class RequesterHandler: IOHandler {
 
     let socket: ZMQSocket
     /// Watches the socket's connection.
-    private let watch: MonitorHandler?
+    private let watch: MonitorHandler
     /// Replies are received into these and read in place.
     private let parts: ZMQParts
     private var lastFrom: (bytes: [UInt8], name: String) = ([], "")
@@ -58,18 +58,13 @@ final class RequesterHandler: IOHandler {
     /// in libzmq's queue and reach a kernel that comes back after its caller gave up. Until
     /// then a request waits here, and its deadline reports it as never sent.
     init(loop: IOLoop) throws(ZMQError) {
-        socket = try loop.connect(.dealer, to: loop.endpoints.requests, tuning: .default, watchConnection: true)
-        watch = loop.monitor(of: socket)
+        (socket, watch) = try loop.connectWatched(.dealer, to: loop.endpoints.requests, tuning: .default)
         parts = ZMQParts(capacity: 16)
     }
 
-    /// Whether the socket has a connection (its monitor's word).
-    private var isConnected: Bool { watch?.isConnected ?? true }
-
-    /// The connection came up: what waited goes out.
-    func connected() {
-        if !unsent.isEmpty { flush() }
-    }
+    /// Whether the socket has a connection (its monitor's word). When it comes up, the next
+    /// turn's ``tick(_:now:)`` sends what waited: the monitor's handler runs before this one.
+    private var isConnected: Bool { watch.isConnected }
 
     func send(id: UInt64, customID: String?, service: String, request: RequestBody, deadline: MonotonicTime, completion: @escaping Completion) {
         var sent = false

@@ -1,0 +1,64 @@
+import BusSupport
+import BusZMQ
+import CZeroMQ
+
+/// Watches one client socket's connection: whether a handshake completed and no disconnect
+/// followed, and what went wrong in a failed handshake (a refused CURVE key, or a client
+/// without keys talking to a kernel that runs with them).
+final class MonitorHandler: IOHandler {
+    let monitor: ZMQMonitor
+    var socket: ZMQSocket { monitor.socket }
+    private var connectedWithoutHandshake = false
+    /// A connection's handshake completed and it has not closed since.
+    private(set) var isConnected = false
+
+    init(loop: IOLoop, target: ZMQSocket) throws(ZMQError) {
+        monitor = try ZMQMonitor(loop.context, target: target, events: ZMQMonitor.Event.handshakeEvents, name: "client")
+    }
+
+    func readable(_ loop: IOLoop) {
+        let secure = loop.thread.security != nil
+        while let event = monitor.next() {
+            switch event.event {
+            case ZMQ_EVENT_CONNECTED:
+                connectedWithoutHandshake = true
+            case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
+                connectedWithoutHandshake = false
+                if secure, loop.handshakeProblem != nil { loop.logger.notice("CURVE handshake with the kernel succeeded") }
+                loop.handshakeProblem = nil
+                isConnected = true
+            case ZMQ_EVENT_DISCONNECTED:
+                isConnected = false
+                guard connectedWithoutHandshake else { break }
+                connectedWithoutHandshake = false
+                report(
+                    loop,
+                    secure
+                        ? "the kernel closed the connection during the CURVE handshake (wrong kernel public key, or the kernel does not run with --keys)"
+                        : "the kernel closed the connection during the handshake (this client has no CURVE keys: does the kernel run with --keys?)")
+            case _ where event.isHandshakeFailure:
+                connectedWithoutHandshake = false
+                isConnected = false
+                let why =
+                    event.event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH
+                    ? "the kernel refused this key (ZAP status \(event.value)): is its public key in the kernel's authorized/ folder?"
+                    : event.name
+                report(loop, secure ? why : "this client has no CURVE keys; does the kernel run with --keys?")
+            default:
+                break
+            }
+        }
+    }
+
+    private func report(_ loop: IOLoop, _ problem: String) {
+        let problem = "\(loop.thread.security == nil ? "handshake" : "security handshake") failed: \(problem)"
+        if loop.handshakeProblem != problem { loop.logger.error("\(problem)") }
+        loop.handshakeProblem = problem
+    }
+
+    func tick(_ loop: IOLoop, now: MonotonicTime) -> MonotonicTime? { nil }
+
+    func close(_ loop: IOLoop) {
+        monitor.close()
+    }
+}
