@@ -155,6 +155,21 @@ struct SecurityTests {
         }
     }
 
+    @Test func clientWithoutKeys_isToldTheKernelMayRunWithKeys() async throws {
+        try await Harness.with(secure: true) { h in
+            var options = h.options(name: "keyless")
+            options.security = nil
+            let client = BusClient(options: options)
+            await #expect {
+                _ = try await client.call("bus", "ping", timeout: .seconds(2))
+            } throws: { error in
+                guard case .unreachable(_, let reason) = error as? BusError else { return false }
+                return reason.contains("no CURVE keys") && reason.contains("--keys")
+            }
+            await client.close()
+        }
+    }
+
     @Test func revokedKey_isCutOffWithinFiveSeconds() async throws {
         try await Harness.with(secure: true) { h in
             try await h.admit("temp")
