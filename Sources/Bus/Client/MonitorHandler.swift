@@ -29,13 +29,16 @@ final class MonitorHandler: IOHandler {
                 isConnected = true
             case ZMQ_EVENT_DISCONNECTED:
                 isConnected = false
+                // Without keys, a refused handshake reports HANDSHAKE_FAILED_* first (below); a bare
+                // disconnect mid-handshake is then a kernel that stopped, not a problem to report.
                 guard connectedWithoutHandshake else { break }
                 connectedWithoutHandshake = false
-                report(
-                    loop,
-                    secure
-                        ? "the kernel closed the connection during the CURVE handshake (wrong kernel public key, or the kernel does not run with --keys)"
-                        : "the kernel closed the connection during the handshake (this client has no CURVE keys: does the kernel run with --keys?)")
+                if secure {
+                    report(
+                        loop, secure: true,
+                        "the kernel closed the connection during the CURVE handshake (wrong kernel public key, or the kernel does not run with --keys)"
+                    )
+                }
             case _ where event.isHandshakeFailure:
                 connectedWithoutHandshake = false
                 isConnected = false
@@ -43,15 +46,15 @@ final class MonitorHandler: IOHandler {
                     event.event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH
                     ? "the kernel refused this key (ZAP status \(event.value)): is its public key in the kernel's authorized/ folder?"
                     : event.name
-                report(loop, secure ? why : "this client has no CURVE keys; does the kernel run with --keys?")
+                report(loop, secure: secure, secure ? why : "this client has no CURVE keys; does the kernel run with --keys?")
             default:
                 break
             }
         }
     }
 
-    private func report(_ loop: IOLoop, _ problem: String) {
-        let problem = "\(loop.thread.security == nil ? "handshake" : "security handshake") failed: \(problem)"
+    private func report(_ loop: IOLoop, secure: Bool, _ problem: String) {
+        let problem = "\(secure ? "security handshake" : "handshake") failed: \(problem)"
         if loop.handshakeProblem != problem { loop.logger.error("\(problem)") }
         loop.handshakeProblem = problem
     }
