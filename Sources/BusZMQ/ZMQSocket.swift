@@ -162,6 +162,12 @@ package final class ZMQSocket {
         self.endpoint = endpoint
     }
 
+    /// Ends the connection to `endpoint` made by ``connect(_:)`` (its queued messages go with it).
+    package func disconnect(_ endpoint: String) throws(ZMQError) {
+        let raw = self.raw
+        try zmqCheck("zmq_disconnect(\(endpoint))") { zmq_disconnect(raw, endpoint) }
+    }
+
     package func subscribe(_ prefix: [UInt8]) throws(ZMQError) {
         try set(ZMQ_SUBSCRIBE, bytes: prefix)
     }

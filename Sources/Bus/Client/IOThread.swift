@@ -41,6 +41,8 @@ final class IOThread: TaskExecutor, Sendable {
     let endpoints: Endpoints
     let logger: Logger
     let security: ClientSecurity?
+    /// The process's name for its threads (`bus.io.<name>`, `bus.dns.<name>`).
+    let name: String
     /// See ``BusOptions/subscriberGrace``.
     let subscriberGrace: Duration
     /// Called on this thread when the kernel subscribes to the publisher again after it had
@@ -60,6 +62,7 @@ final class IOThread: TaskExecutor, Sendable {
         self.endpoints = endpoints
         self.logger = logger
         self.security = security
+        self.name = name
         self.subscriberGrace = subscriberGrace
         Thread.startNamed("bus.io.\(name)") { [self] in
             threadID.store(UInt(pthread_self()), ordering: .releasing)
@@ -282,6 +285,52 @@ final class IOLoop {
     private var monitors: [ObjectIdentifier: MonitorHandler] = [:]
     /// What went wrong in the last CURVE handshake, until one succeeds.
     var handshakeProblem: String?
+    /// The sockets connected (or waiting to connect) towards a host name, by socket.
+    private var named: [ObjectIdentifier: NamedLink] = [:]
+    /// What the lookups of each host name found.
+    private var hosts: [String: HostState] = [:]
+
+    /// A socket towards a host name: the address it was handed (nil until the name resolved).
+    private final class NamedLink {
+        let socket: ZMQSocket
+        let endpoint: NamedTCPEndpoint
+        let monitor: MonitorHandler
+        var address: String?
+
+        init(socket: ZMQSocket, endpoint: NamedTCPEndpoint, monitor: MonitorHandler) {
+            self.socket = socket
+            self.endpoint = endpoint
+            self.monitor = monitor
+        }
+    }
+
+    private struct HostState {
+        /// The address sockets towards this name are handed (the last lookup's first answer,
+        /// or the address before it when that is still among the answers).
+        var address: String?
+        var lookingUp = false
+        var lastLookup: MonotonicTime?
+        /// Why the last lookup failed.
+        var failure: LookupFailure?
+    }
+
+    /// A socket towards a host name that has had no connection this long has the name looked up
+    /// again (no more often than that per name): about two of libzmq's reconnect intervals at
+    /// their cap (``SocketTuning/reconnectIntervalMaxMs``), so a kernel that restarts at its
+    /// address is reconnected to before, and one that moved (a container with a new address)
+    /// is found a few seconds after.
+    static let lookUpAgainAfterNanos: Int64 = 4_000_000_000
+
+    /// Why requests cannot reach the kernel, when known: a failed handshake, or a host name
+    /// that resolved to no address yet.
+    var connectionProblem: String? {
+        if let handshakeProblem { return handshakeProblem }
+        for (host, state) in hosts where state.address == nil {
+            if let failure = state.failure { return failure.description }
+            if state.lookingUp { return "cannot resolve '\(host)': the resolver has not answered yet" }
+        }
+        return nil
+    }
 
     init(thread: IOThread) {
         self.thread = thread
@@ -301,6 +350,9 @@ final class IOLoop {
 
     /// Opens a socket towards the kernel: tuned, with CURVE when security is on (and then a
     /// monitor that turns a failed handshake into a clear error instead of a silent hang).
+    /// Towards a host name, the socket is handed the address the name resolved to, looked up
+    /// outside libzmq (``NamedTCPEndpoint``); before the first lookup has answered, it connects
+    /// when it does, and what it sends meanwhile waits (or, on a DEALER, is refused: `EAGAIN`).
     func connect(_ type: ZMQSocketType, to endpoint: String, tuning: SocketTuning) throws(ZMQError) -> ZMQSocket {
         try open(type, to: endpoint, tuning: tuning, watched: thread.security != nil)
     }
@@ -315,16 +367,29 @@ final class IOLoop {
 
     private func open(_ type: ZMQSocketType, to endpoint: String, tuning: SocketTuning, watched: Bool) throws(ZMQError) -> ZMQSocket {
         let socket = try ZMQSocket(context, type, tuning: tuning)
+        let name = NamedTCPEndpoint(endpoint)
         do {
             if let security = thread.security {
                 try socket.makeCurveClient(security.keyPair, serverKey: security.serverKey)
             }
-            if watched {
-                let monitor = try MonitorHandler(loop: self, target: socket)
+            // Every socket towards a name is watched: one left without a connection has the name
+            // looked up again.
+            if watched || name != nil {
+                let monitor = try MonitorHandler(loop: self, target: socket, host: name?.host)
                 monitors[ObjectIdentifier(socket)] = monitor
                 add(monitor)
+                if let name {
+                    let link = NamedLink(socket: socket, endpoint: name, monitor: monitor)
+                    named[ObjectIdentifier(socket)] = link
+                    if let address = hosts[name.host]?.address {
+                        try socket.connect(name.endpoint(address: address))
+                        link.address = address
+                    } else {
+                        _ = lookUpIfDue(name.host, now: .now)
+                    }
+                }
             }
-            try socket.connect(endpoint)
+            if name == nil { try socket.connect(endpoint) }
         } catch {
             release(socket)
             socket.close()
@@ -335,7 +400,62 @@ final class IOLoop {
 
     /// Stops monitoring a socket that is about to be closed.
     func release(_ socket: ZMQSocket) {
+        named[ObjectIdentifier(socket)] = nil
         if let monitor = monitors.removeValue(forKey: ObjectIdentifier(socket)) { remove(monitor) }
+    }
+
+    /// Starts a lookup of `host` unless one runs or the last one started less than
+    /// ``lookUpAgainAfterNanos`` ago; returns when to ask again.
+    func lookUpIfDue(_ host: String, now: MonotonicTime) -> MonotonicTime {
+        var state = hosts[host] ?? HostState()
+        if let last = state.lastLookup, state.lookingUp || now < last.advanced(by: Self.lookUpAgainAfterNanos) {
+            return max(now, last).advanced(by: Self.lookUpAgainAfterNanos)
+        }
+        state.lookingUp = true
+        state.lastLookup = now
+        hosts[host] = state
+        let thread = self.thread
+        HostLookup.start(host, name: thread.name) { result in
+            thread.submit { loop in loop.lookedUp(host, result) }
+        }
+        return now.advanced(by: Self.lookUpAgainAfterNanos)
+    }
+
+    /// A lookup of `host` answered: sockets still waiting for an address connect to it, and a
+    /// socket without a connection whose address is no longer among the answers moves to the
+    /// new one (the kernel restarted elsewhere). A socket with a connection keeps it. A failed
+    /// lookup leaves every socket on the address it has.
+    private func lookedUp(_ host: String, _ result: Result<[String], LookupFailure>) {
+        var state = hosts[host] ?? HostState()
+        state.lookingUp = false
+        defer { hosts[host] = state }
+        let addresses: [String]
+        switch result {
+        case .failure(let failure):
+            if state.failure != failure {
+                logger.error(
+                    "\(failure)\(state.address.map { "; sockets stay on \($0)" } ?? "; sockets wait until it resolves")")
+            }
+            state.failure = failure
+            return
+        case .success(let found):
+            addresses = found
+        }
+        if state.failure != nil { logger.notice("'\(host)' resolves again", metadata: ["addresses": addresses.joined(separator: ",")]) }
+        state.failure = nil
+        let chosen = state.address.flatMap { addresses.contains($0) ? $0 : nil } ?? addresses[0]
+        if let old = state.address, old != chosen { logger.notice("'\(host)' moved from \(old) to \(chosen)") }
+        state.address = chosen
+        for link in named.values where link.endpoint.host == host && link.address != chosen && !link.monitor.isConnected {
+            do throws(ZMQError) {
+                if let old = link.address { try link.socket.disconnect(link.endpoint.endpoint(address: old)) }
+                link.address = nil
+                try link.socket.connect(link.endpoint.endpoint(address: chosen))
+                link.address = chosen
+            } catch {
+                logger.error("cannot connect to \(link.endpoint.endpoint(address: chosen))", metadata: ["error": error.description])
+            }
+        }
     }
 
     /// The process's SUB socket, opened on first use.

@@ -4,16 +4,23 @@ import CZeroMQ
 
 /// Watches one client socket's connection: whether a handshake completed and no disconnect
 /// followed, and what went wrong in a failed handshake (a refused CURVE key, or a client
-/// without keys talking to a kernel that runs with them).
+/// without keys talking to a kernel that runs with them). For a socket connected towards a host
+/// name, it has the name looked up again when the socket stays without a connection (see
+/// ``IOLoop/lookUpIfDue(_:now:)``).
 final class MonitorHandler: IOHandler {
     let monitor: ZMQMonitor
     var socket: ZMQSocket { monitor.socket }
+    /// The host name the socket connects towards, when it is one.
+    let host: String?
     private var connectedWithoutHandshake = false
     /// A connection's handshake completed and it has not closed since.
     private(set) var isConnected = false
+    /// Since when the socket has had no connection (nil while it has one).
+    private(set) var unconnectedSince: MonotonicTime? = .now
 
-    init(loop: IOLoop, target: ZMQSocket) throws(ZMQError) {
+    init(loop: IOLoop, target: ZMQSocket, host: String?) throws(ZMQError) {
         monitor = try ZMQMonitor(loop.context, target: target, events: ZMQMonitor.Event.handshakeEvents, name: "client")
+        self.host = host
     }
 
     func readable(_ loop: IOLoop) {
@@ -27,7 +34,9 @@ final class MonitorHandler: IOHandler {
                 if secure, loop.handshakeProblem != nil { loop.logger.notice("CURVE handshake with the kernel succeeded") }
                 loop.handshakeProblem = nil
                 isConnected = true
+                unconnectedSince = nil
             case ZMQ_EVENT_DISCONNECTED:
+                if isConnected { unconnectedSince = .now }
                 isConnected = false
                 // Without keys, a refused handshake reports HANDSHAKE_FAILED_* first (below); a bare
                 // disconnect mid-handshake is then a kernel that stopped, not a problem to report.
@@ -41,6 +50,7 @@ final class MonitorHandler: IOHandler {
                 }
             case _ where event.isHandshakeFailure:
                 connectedWithoutHandshake = false
+                if isConnected { unconnectedSince = .now }
                 isConnected = false
                 let why =
                     event.event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH
@@ -59,7 +69,11 @@ final class MonitorHandler: IOHandler {
         loop.handshakeProblem = problem
     }
 
-    func tick(_ loop: IOLoop, now: MonotonicTime) -> MonotonicTime? { nil }
+    func tick(_ loop: IOLoop, now: MonotonicTime) -> MonotonicTime? {
+        guard let host, let since = unconnectedSince else { return nil }
+        let due = since.advanced(by: IOLoop.lookUpAgainAfterNanos)
+        return now < due ? due : loop.lookUpIfDue(host, now: now)
+    }
 
     func close(_ loop: IOLoop) {
         monitor.close()

@@ -214,7 +214,7 @@ final class RequesterHandler: IOHandler {
                 if request.deadline <= now {
                     _ = remove(at: pending.index(forKey: id))
                     unsent.removeAll { $0 == id }
-                    request.completion(request.sent ? .timeout : .unreachable(loop.handshakeProblem))
+                    request.completion(request.sent ? .timeout : .unreachable(loop.connectionProblem))
                 } else if next == nil || request.deadline < next! {
                     next = request.deadline
                 }
@@ -284,7 +284,7 @@ final class RawRequestHandler: IOHandler {
                 .failure(
                     sent
                         ? .timeout(service: service, method: "(raw)", seconds: seconds)
-                        : .unreachable(endpoint: loop.endpoints.requests, reason: loop.handshakeProblem ?? "no connection")))
+                        : .unreachable(endpoint: loop.endpoints.requests, reason: loop.connectionProblem ?? "no connection")))
             completion = nil
             loop.remove(self)
             return nil

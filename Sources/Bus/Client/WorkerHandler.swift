@@ -60,6 +60,9 @@ final class WorkerHandler: IOHandler {
     private var onDrained: (@Sendable () -> Void)?
     private var inFlight = 0
     private(set) var reconnects = 0
+    /// False while READY could not be queued: a socket towards a host name has no pipe until the
+    /// name resolved (``IOLoop/connect(_:to:tuning:)``). Every tick tries again until it is.
+    private var readySent = false
 
     init(
         loop: IOLoop, service: String, metadata: [UInt8], heartbeat: Duration, liveness: Int,
@@ -78,13 +81,13 @@ final class WorkerHandler: IOHandler {
         kernelDeadline = now.advanced(by: silenceNanos)
         nextHeartbeat = now.advanced(by: heartbeatNanos)
         socket = try Self.open(loop)
-        try socket.send(MDP.workerReady(service: service, metadata: metadata), dontWait: true)
+        readySent = try socket.send(MDP.workerReady(service: service, metadata: metadata), dontWait: true)
         // `[""][MDPW01][command][client][""]` and three body frames, and one slot for the rest.
         parts = ZMQParts(capacity: 9)
     }
 
     private static func open(_ loop: IOLoop) throws(ZMQError) -> ZMQSocket {
-        // Not IMMEDIATE: READY must wait in the queue until the connection is up.
+        // Not IMMEDIATE: READY waits in the queue until the connection is up.
         try loop.connect(.dealer, to: loop.endpoints.requests, tuning: .default)
     }
 
@@ -218,16 +221,24 @@ final class WorkerHandler: IOHandler {
         socket = fresh
         reconnects += 1
         inFlight = 0
+        readySent = false
+        sendReady(loop)
+        loop.socketsChanged()
+    }
+
+    private func sendReady(_ loop: IOLoop) {
         do {
-            try socket.send(MDP.workerReady(service: service, metadata: metadata), dontWait: true)
+            readySent = try socket.send(MDP.workerReady(service: service, metadata: metadata), dontWait: true)
         } catch {
+            // Not tried on every tick: the next silent window opens a new socket.
+            readySent = true
             loop.logger.error("worker of \(service) could not send READY", metadata: ["error": error.description])
         }
-        loop.socketsChanged()
     }
 
     func tick(_ loop: IOLoop, now: MonotonicTime) -> MonotonicTime? {
         guard phase != .drained else { return nil }
+        if !readySent, phase == .serving { sendReady(loop) }
         if now >= kernelDeadline {
             if phase == .draining {
                 // The kernel is gone; nobody is left to acknowledge.

@@ -69,7 +69,7 @@ struct BusSettings: Sendable {
             guard reply.status == 200 else {
                 throw CommandFailure("the kernel at \(endpoints.requests) answered bus.ping with status \(reply.status)", code: ExitCode.unreachable)
             }
-        } catch BusError.unreachable(_, let reason) where reason.contains("handshake") {
+        } catch BusError.unreachable(_, let reason) where reason.contains("handshake") || reason.hasPrefix("cannot resolve") {
             throw CommandFailure("cannot reach the kernel at \(endpoints.requests): \(reason)", code: ExitCode.unreachable)
         } catch BusError.unreachable {
             throw CommandFailure(
