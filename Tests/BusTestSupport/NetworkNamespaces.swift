@@ -74,6 +74,16 @@ public struct NetworkNamespaces: Sendable {
         (Self.ip ?? "ip", ["netns", "exec", name(host), executable] + arguments)
     }
 
+    /// Gives host `n` its own `resolv.conf`: `ip netns exec` mounts the files of
+    /// `/etc/netns/<name>/` over `/etc`'s for what it starts. ``remove()`` deletes the folder.
+    public func setResolvConf(_ host: Int, _ text: String) throws {
+        let folder = Self.etcFolder(name(host))
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try text.write(toFile: folder + "/resolv.conf", atomically: true, encoding: .utf8)
+    }
+
+    private static func etcFolder(_ name: String) -> String { "/etc/netns/\(name)" }
+
     /// Cuts (or restores) host `n`'s cable: its `eth0` down or up.
     public func setLink(_ host: Int, up: Bool) async throws {
         try await Self.run(Self.ip ?? "ip", ["-n", name(host), "link", "set", "eth0", up ? "up" : "down"])
@@ -96,6 +106,7 @@ public struct NetworkNamespaces: Sendable {
     public func remove() async {
         for name in hostNames + [switchName] {
             _ = try? await Self.run(Self.ip ?? "ip", ["netns", "del", name])
+            try? FileManager.default.removeItem(atPath: Self.etcFolder(name))
         }
     }
 
@@ -105,7 +116,10 @@ public struct NetworkNamespaces: Sendable {
         for line in listing.split(separator: "\n") {
             let name = String(line.split(separator: " ").first ?? "")
             guard name.hasPrefix(prefix), let pid = Int32(name.dropFirst(prefix.count).split(separator: "-").first ?? "") else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { _ = try? await run(ip, ["netns", "del", name]) }
+            if kill(pid, 0) != 0 && errno == ESRCH {
+                _ = try? await run(ip, ["netns", "del", name])
+                try? FileManager.default.removeItem(atPath: etcFolder(name))
+            }
         }
     }
 
