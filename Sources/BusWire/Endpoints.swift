@@ -28,15 +28,22 @@ public struct Endpoints: Equatable, Sendable, CustomStringConvertible {
             self.eventsOut = eventsOut
             return
         }
-        guard kernel.hasPrefix("tcp://"), let colon = kernel.lastIndex(of: ":"),
-            let port = Int(kernel[kernel.index(after: colon)...]), (1...65533).contains(port)
-        else {
+        guard let (host, port) = Self.tcpHostPort(kernel), port <= 65533 else {
             throw .usage(
                 "kernel endpoint '\(kernel)' is not tcp://HOST:PORT with a port below 65534; give --events-in and --events-out for other transports")
         }
-        let host = kernel[..<colon]
-        self.eventsIn = eventsIn ?? "\(host):\(port + 1)"
-        self.eventsOut = eventsOut ?? "\(host):\(port + 2)"
+        self.eventsIn = eventsIn ?? "tcp://\(host):\(port + 1)"
+        self.eventsOut = eventsOut ?? "tcp://\(host):\(port + 2)"
+    }
+
+    /// The HOST and PORT of a `tcp://HOST:PORT` endpoint (PORT in 1...65535; HOST as written,
+    /// brackets of an IPv6 address included), nil for anything else.
+    package static func tcpHostPort(_ endpoint: String) -> (host: Substring, port: Int)? {
+        guard endpoint.hasPrefix("tcp://"), let colon = endpoint.lastIndex(of: ":"),
+            let port = Int(endpoint[endpoint.index(after: colon)...]), (1...65535).contains(port)
+        else { return nil }
+        let host = endpoint[endpoint.index(endpoint.startIndex, offsetBy: "tcp://".count)..<colon]
+        return host.isEmpty ? nil : (host, port)
     }
 
     /// `BUS_KERNEL`, `BUS_EVENTS_IN`, `BUS_EVENTS_OUT` from the environment, with defaults.

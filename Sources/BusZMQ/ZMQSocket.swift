@@ -165,6 +165,7 @@ package final class ZMQSocket {
     /// Ends the connection to `endpoint` made by ``connect(_:)`` (its queued messages go with it).
     package func disconnect(_ endpoint: String) throws(ZMQError) {
         let raw = self.raw
+        needsEventCheck = true
         try zmqCheck("zmq_disconnect(\(endpoint))") { zmq_disconnect(raw, endpoint) }
     }
 

@@ -13,12 +13,13 @@ struct HostLookupTests {
     @Test func endpointsWithAHostName_areTheOnesLookedUp() throws {
         let named = try #require(NamedTCPEndpoint("tcp://kernel:5555"))
         #expect(named.host == "kernel")
-        #expect(named.port == "5555")
+        #expect(named.port == 5555)
         #expect(named.endpoint(address: "10.0.0.7") == "tcp://10.0.0.7:5555")
         #expect(NamedTCPEndpoint("tcp://kernel.example.test:7")?.host == "kernel.example.test")
         for endpoint in [
             "tcp://127.0.0.1:5555", "tcp://10.1.2.3:5555", "tcp://[::1]:5555", "tcp://*:5555", "tcp://10.0.0.1;kernel:5555",
-            "tcp://kernel", "tcp://:5555", "tcp://kernel:", "ipc:///tmp/bus.sock", "inproc://kernel",
+            "tcp://kernel", "tcp://:5555", "tcp://kernel:", "tcp://kernel:http", "tcp://kernel:0", "tcp://kernel:70000", "tcp://::1:5555",
+            "ipc:///tmp/bus.sock", "inproc://kernel",
         ] {
             #expect(NamedTCPEndpoint(endpoint) == nil, "\(endpoint)")
         }

@@ -1,4 +1,5 @@
 import BusSupport
+import BusWire
 import Foundation
 
 /// A `tcp://HOST:PORT` endpoint whose HOST is a name. libzmq resolves such a name on its own I/O
@@ -8,19 +9,17 @@ import Foundation
 /// address.
 struct NamedTCPEndpoint: Hashable, Sendable {
     let host: String
-    let port: String
+    let port: Int
 
-    /// Nil when libzmq needs no lookup to connect to `endpoint`, or when it is left to libzmq:
-    /// another transport, an IPv4 address, a bracketed IPv6 address, the `*` wildcard, or the
-    /// source-address form `tcp://SOURCE;HOST:PORT`.
+    /// Nil when libzmq needs no lookup to connect to `endpoint`, or when it is left to libzmq
+    /// (which then reports what is wrong with it, or looks it up itself): another transport, an
+    /// IPv4 address, an IPv6 address, the `*` wildcard, a port that is not a number from 1 to
+    /// 65535, or the source-address form `tcp://SOURCE;HOST:PORT`.
     init?(_ endpoint: String) {
-        guard endpoint.hasPrefix("tcp://") else { return nil }
-        let rest = endpoint.dropFirst("tcp://".count)
-        guard !rest.contains(";"), let colon = rest.lastIndex(of: ":") else { return nil }
-        let host = String(rest[..<colon])
-        let port = String(rest[rest.index(after: colon)...])
-        guard !host.isEmpty, !port.isEmpty, !host.hasPrefix("["), host != "*", !HostLookup.isIPv4(host) else { return nil }
-        self.host = host
+        guard let (host, port) = Endpoints.tcpHostPort(endpoint), !host.contains(";"), !host.contains(":"), !host.hasPrefix("["),
+            host != "*", !HostLookup.isIPv4(String(host))
+        else { return nil }
+        self.host = String(host)
         self.port = port
     }
 

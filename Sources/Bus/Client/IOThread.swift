@@ -296,11 +296,24 @@ final class IOLoop {
         let endpoint: NamedTCPEndpoint
         let monitor: MonitorHandler
         var address: String?
+        /// Set by the socket's owner (``IOLoop/whenMoved(_:_:)``): what libzmq still queued on
+        /// the old address is gone after a move.
+        var moved: (() -> Void)?
 
         init(socket: ZMQSocket, endpoint: NamedTCPEndpoint, monitor: MonitorHandler) {
             self.socket = socket
             self.endpoint = endpoint
             self.monitor = monitor
+        }
+
+        /// Connects to `address`, after ending the connection to the one before, if any.
+        func connect(to address: String) throws(ZMQError) {
+            if let old = self.address {
+                try socket.disconnect(endpoint.endpoint(address: old))
+                self.address = nil
+            }
+            try socket.connect(endpoint.endpoint(address: address))
+            self.address = address
         }
     }
 
@@ -308,11 +321,17 @@ final class IOLoop {
         /// The address sockets towards this name are handed (the last lookup's first answer,
         /// or the address before it when that is still among the answers).
         var address: String?
-        var lookingUp = false
+        /// Lookups started and not answered.
+        var inFlight = 0
         var lastLookup: MonotonicTime?
         /// Why the last lookup failed.
         var failure: LookupFailure?
     }
+
+    /// A lookup unanswered this long (an NSS module that hangs; glibc's own DNS client gives up
+    /// after `timeout × attempts`) no longer holds the next one back, up to this many at once.
+    static let lookUpAbandonedAfterNanos: Int64 = 30_000_000_000
+    static let maxLookupsInFlight = 3
 
     /// A socket towards a host name that has had no connection this long has the name looked up
     /// again (no more often than that per name): about two of libzmq's reconnect intervals at
@@ -321,15 +340,13 @@ final class IOLoop {
     /// is found a few seconds after.
     static let lookUpAgainAfterNanos: Int64 = 4_000_000_000
 
-    /// Why requests cannot reach the kernel, when known: a failed handshake, or a host name
-    /// that resolved to no address yet.
-    var connectionProblem: String? {
+    /// Why a socket towards `endpoint` cannot reach the kernel, when known: a failed handshake,
+    /// or a host name that resolved to no address yet.
+    func connectionProblem(_ endpoint: String) -> String? {
         if let handshakeProblem { return handshakeProblem }
-        for (host, state) in hosts where state.address == nil {
-            if let failure = state.failure { return failure.description }
-            if state.lookingUp { return "cannot resolve '\(host)': the resolver has not answered yet" }
-        }
-        return nil
+        guard let host = NamedTCPEndpoint(endpoint)?.host, let state = hosts[host], state.address == nil else { return nil }
+        if let failure = state.failure { return failure.description }
+        return state.inFlight > 0 ? "cannot resolve '\(host)': the resolver has not answered yet" : nil
     }
 
     init(thread: IOThread) {
@@ -382,8 +399,7 @@ final class IOLoop {
                     let link = NamedLink(socket: socket, endpoint: name, monitor: monitor)
                     named[ObjectIdentifier(socket)] = link
                     if let address = hosts[name.host]?.address {
-                        try socket.connect(name.endpoint(address: address))
-                        link.address = address
+                        try link.connect(to: address)
                     } else {
                         _ = lookUpIfDue(name.host, now: .now)
                     }
@@ -404,14 +420,24 @@ final class IOLoop {
         if let monitor = monitors.removeValue(forKey: ObjectIdentifier(socket)) { remove(monitor) }
     }
 
-    /// Starts a lookup of `host` unless one runs or the last one started less than
-    /// ``lookUpAgainAfterNanos`` ago; returns when to ask again.
+    /// Calls `action` when `socket` (opened by ``connect(_:to:tuning:)``) is moved to another
+    /// address of its host name: what libzmq still queued for the old one is gone.
+    func whenMoved(_ socket: ZMQSocket, _ action: @escaping () -> Void) {
+        named[ObjectIdentifier(socket)]?.moved = action
+    }
+
+    /// Starts a lookup of `host` unless one runs (for less than ``lookUpAbandonedAfterNanos``)
+    /// or the last one started less than ``lookUpAgainAfterNanos`` ago; returns when to ask
+    /// again.
     func lookUpIfDue(_ host: String, now: MonotonicTime) -> MonotonicTime {
         var state = hosts[host] ?? HostState()
-        if let last = state.lastLookup, state.lookingUp || now < last.advanced(by: Self.lookUpAgainAfterNanos) {
-            return max(now, last).advanced(by: Self.lookUpAgainAfterNanos)
+        if let last = state.lastLookup {
+            let running = state.inFlight > 0 && (now < last.advanced(by: Self.lookUpAbandonedAfterNanos) || state.inFlight >= Self.maxLookupsInFlight)
+            if running || now < last.advanced(by: Self.lookUpAgainAfterNanos) {
+                return max(now, last).advanced(by: Self.lookUpAgainAfterNanos)
+            }
         }
-        state.lookingUp = true
+        state.inFlight += 1
         state.lastLookup = now
         hosts[host] = state
         let thread = self.thread
@@ -427,7 +453,7 @@ final class IOLoop {
     /// lookup leaves every socket on the address it has.
     private func lookedUp(_ host: String, _ result: Result<[String], LookupFailure>) {
         var state = hosts[host] ?? HostState()
-        state.lookingUp = false
+        state.inFlight = max(0, state.inFlight - 1)
         defer { hosts[host] = state }
         let addresses: [String]
         switch result {
@@ -447,14 +473,20 @@ final class IOLoop {
         if let old = state.address, old != chosen { logger.notice("'\(host)' moved from \(old) to \(chosen)") }
         state.address = chosen
         for link in named.values where link.endpoint.host == host && link.address != chosen && !link.monitor.isConnected {
+            let moving = link.address != nil
+            // Not while its owner has messages to read from it: ending a pipe libzmq has read a
+            // frame ahead of (`ZMQ_EVENTS` on a SUB) aborts the process. The next lookup moves it.
+            if moving, let events = try? link.socket.events() {
+                // The ask may have taken the edge the poll would have woken on.
+                link.socket.needsEventCheck = true
+                if events & Int16(ZMQ_POLLIN) != 0 { continue }
+            }
             do throws(ZMQError) {
-                if let old = link.address { try link.socket.disconnect(link.endpoint.endpoint(address: old)) }
-                link.address = nil
-                try link.socket.connect(link.endpoint.endpoint(address: chosen))
-                link.address = chosen
+                try link.connect(to: chosen)
             } catch {
                 logger.error("cannot connect to \(link.endpoint.endpoint(address: chosen))", metadata: ["error": error.description])
             }
+            if moving { link.moved?() }
         }
     }
 

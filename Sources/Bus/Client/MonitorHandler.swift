@@ -36,8 +36,7 @@ final class MonitorHandler: IOHandler {
                 isConnected = true
                 unconnectedSince = nil
             case ZMQ_EVENT_DISCONNECTED:
-                if isConnected { unconnectedSince = .now }
-                isConnected = false
+                lostConnection()
                 // Without keys, a refused handshake reports HANDSHAKE_FAILED_* first (below); a bare
                 // disconnect mid-handshake is then a kernel that stopped, not a problem to report.
                 guard connectedWithoutHandshake else { break }
@@ -50,8 +49,7 @@ final class MonitorHandler: IOHandler {
                 }
             case _ where event.isHandshakeFailure:
                 connectedWithoutHandshake = false
-                if isConnected { unconnectedSince = .now }
-                isConnected = false
+                lostConnection()
                 let why =
                     event.event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH
                     ? "the kernel refused this key (ZAP status \(event.value)): is its public key in the kernel's authorized/ folder?"
@@ -61,6 +59,11 @@ final class MonitorHandler: IOHandler {
                 break
             }
         }
+    }
+
+    private func lostConnection() {
+        if isConnected { unconnectedSince = .now }
+        isConnected = false
     }
 
     private func report(_ loop: IOLoop, secure: Bool, _ problem: String) {

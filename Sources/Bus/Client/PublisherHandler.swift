@@ -33,6 +33,9 @@ final class PublisherHandler: IOHandler {
             socket.close()
             throw error
         }
+        // Moved to the kernel's new address: the old connection's subscription is gone with it.
+        // Events are held until the kernel there subscribes.
+        loop.whenMoved(socket) { [unowned self] in live = false }
     }
 
     /// Events waiting for the kernel's subscription or for room in the pipe.

@@ -214,7 +214,7 @@ final class RequesterHandler: IOHandler {
                 if request.deadline <= now {
                     _ = remove(at: pending.index(forKey: id))
                     unsent.removeAll { $0 == id }
-                    request.completion(request.sent ? .timeout : .unreachable(loop.connectionProblem))
+                    request.completion(request.sent ? .timeout : .unreachable(loop.connectionProblem(loop.endpoints.requests)))
                 } else if next == nil || request.deadline < next! {
                     next = request.deadline
                 }
@@ -284,7 +284,8 @@ final class RawRequestHandler: IOHandler {
                 .failure(
                     sent
                         ? .timeout(service: service, method: "(raw)", seconds: seconds)
-                        : .unreachable(endpoint: loop.endpoints.requests, reason: loop.connectionProblem ?? "no connection")))
+                        : .unreachable(endpoint: loop.endpoints.requests, reason: loop.connectionProblem(loop.endpoints.requests) ?? "no connection"))
+            )
             completion = nil
             loop.remove(self)
             return nil

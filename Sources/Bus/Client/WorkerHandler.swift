@@ -81,9 +81,23 @@ final class WorkerHandler: IOHandler {
         kernelDeadline = now.advanced(by: silenceNanos)
         nextHeartbeat = now.advanced(by: heartbeatNanos)
         socket = try Self.open(loop)
-        readySent = try socket.send(MDP.workerReady(service: service, metadata: metadata), dontWait: true)
         // `[""][MDPW01][command][client][""]` and three body frames, and one slot for the rest.
         parts = ZMQParts(capacity: 9)
+        do {
+            readySent = try socket.send(MDP.workerReady(service: service, metadata: metadata), dontWait: true)
+        } catch {
+            loop.release(socket)
+            socket.close()
+            parts.close()
+            throw error
+        }
+        watchMoves(loop)
+    }
+
+    /// A READY still queued for the kernel's old address is gone when the socket moves to its
+    /// new one (``IOLoop/whenMoved(_:_:)``): it is sent again.
+    private func watchMoves(_ loop: IOLoop) {
+        loop.whenMoved(socket) { [unowned self] in readySent = false }
     }
 
     private static func open(_ loop: IOLoop) throws(ZMQError) -> ZMQSocket {
@@ -223,6 +237,7 @@ final class WorkerHandler: IOHandler {
         inFlight = 0
         readySent = false
         sendReady(loop)
+        watchMoves(loop)
         loop.socketsChanged()
     }
 
