@@ -74,15 +74,32 @@ public struct NetworkNamespaces: Sendable {
         (Self.ip ?? "ip", ["netns", "exec", name(host), executable] + arguments)
     }
 
-    /// Gives host `n` its own `resolv.conf`: `ip netns exec` mounts the files of
-    /// `/etc/netns/<name>/` over `/etc`'s for what it starts. ``remove()`` deletes the folder.
-    public func setResolvConf(_ host: Int, _ text: String) throws {
+    /// Gives host `n` its own resolver: `resolvConf` as its `resolv.conf`, and an
+    /// `nsswitch.conf` that looks host names up in `/etc/hosts` and then with glibc's own DNS
+    /// client, so no lookup goes to a daemon outside the namespace (systemd-resolved's NSS
+    /// module). `ip netns exec` mounts the files of `/etc/netns/<name>/` over `/etc`'s for what it
+    /// starts; ``remove()`` deletes the folder. nscd, when it runs, would still answer from
+    /// outside: see ``resolverUnavailableReason``.
+    public func setResolver(_ host: Int, resolvConf: String) throws {
         let folder = Self.etcFolder(name(host))
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try text.write(toFile: folder + "/resolv.conf", atomically: true, encoding: .utf8)
+        try resolvConf.write(toFile: folder + "/resolv.conf", atomically: true, encoding: .utf8)
+        try "hosts: files dns\n".write(toFile: folder + "/nsswitch.conf", atomically: true, encoding: .utf8)
+    }
+
+    /// Why a host's own resolver (``setResolver(_:resolvConf:)``) cannot be relied on here, nil
+    /// when it can: glibc asks nscd first when its socket exists.
+    public static var resolverUnavailableReason: String? {
+        FileManager.default.fileExists(atPath: "/var/run/nscd/socket") ? "nscd runs: lookups would be answered outside the namespace" : nil
     }
 
     private static func etcFolder(_ name: String) -> String { "/etc/netns/\(name)" }
+
+    /// Deletes `/etc/netns/<name>` (`/etc/netns` itself stays: `ip netns` may have made it, or
+    /// the machine's own configuration).
+    private static func removeEtcFolder(_ name: String) {
+        try? FileManager.default.removeItem(atPath: etcFolder(name))
+    }
 
     /// Cuts (or restores) host `n`'s cable: its `eth0` down or up.
     public func setLink(_ host: Int, up: Bool) async throws {
@@ -106,7 +123,7 @@ public struct NetworkNamespaces: Sendable {
     public func remove() async {
         for name in hostNames + [switchName] {
             _ = try? await Self.run(Self.ip ?? "ip", ["netns", "del", name])
-            try? FileManager.default.removeItem(atPath: Self.etcFolder(name))
+            Self.removeEtcFolder(name)
         }
     }
 
@@ -118,7 +135,7 @@ public struct NetworkNamespaces: Sendable {
             guard name.hasPrefix(prefix), let pid = Int32(name.dropFirst(prefix.count).split(separator: "-").first ?? "") else { continue }
             if kill(pid, 0) != 0 && errno == ESRCH {
                 _ = try? await run(ip, ["netns", "del", name])
-                try? FileManager.default.removeItem(atPath: etcFolder(name))
+                removeEtcFolder(name)
             }
         }
     }

@@ -16,7 +16,9 @@ struct KernelHostNameTests {
     /// would hold every socket of the service that long.
     static let limit: Duration = underSanitizer ? .seconds(30) : .seconds(8)
 
-    @Test(.enabled(if: NetworkNamespaces.unavailableReason == nil, "needs root and iproute2's `ip`: the hosts are network namespaces"))
+    @Test(
+        .enabled(if: NetworkNamespaces.unavailableReason == nil, "needs root and iproute2's `ip`: the hosts are network namespaces"),
+        .enabled(if: NetworkNamespaces.resolverUnavailableReason == nil, "nscd runs: the host's own resolver would be bypassed"))
     func resolverSilent_serviceKeepsServingAndReconnects_thenFollowsTheKernelToItsNewAddress() async throws {
         let net = try await NetworkNamespaces.create(hosts: 3)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bus-dns-\(UUID().uuidString)")
@@ -41,19 +43,23 @@ struct KernelHostNameTests {
         func startKernel(on host: Int) throws -> TestProcess {
             try spawn(host, Binaries.busctl, ["kernel", "--kernel", "tcp://\(net.address(host)):5555"], name: "kernel-h\(host)")
         }
-        /// Calls the service through the kernel on `host`, from that host, by address.
-        func call(_ method: String, _ body: String = "{}", on host: Int) async -> Bool {
-            let command = net.inside(host, Binaries.busctl, ["call", "dnssvc", method, body, "--timeout", "2"])
+        /// Runs busctl on `host` against the kernel there, by address; nil when it failed.
+        func busctl(_ arguments: [String], on host: Int) async -> String? {
+            let command = net.inside(host, Binaries.busctl, arguments)
             guard
                 let process = try? TestProcess(
                     command.executable, command.arguments, name: "busctl", environment: ["BUS_KERNEL": "tcp://\(net.address(host)):5555"])
-            else { return false }
-            return await process.waitForExit(timeout: .seconds(30)) == 0
+            else { return nil }
+            return await process.waitForExit(timeout: .seconds(30)) == 0 ? process.stdout : nil
+        }
+        /// Calls the service through the kernel on `host`.
+        func call(_ method: String, _ body: String = "{}", on host: Int) async -> Bool {
+            await busctl(["call", "dnssvc", method, body, "--timeout", "2"], on: host) != nil
         }
 
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try net.setResolvConf(2, "nameserver 127.0.0.1\noptions timeout:10 attempts:2\n")
+            try net.setResolver(2, resolvConf: "nameserver 127.0.0.1\noptions timeout:10 attempts:2\n")
             try answer(net.address(1))
             let dns = try spawn(
                 2, Binaries.python, [Binaries.packageRoot.appendingPathComponent("Tests/interop/dns_server.py").path, Self.name, answerFile.path],
@@ -87,6 +93,12 @@ struct KernelHostNameTests {
             #expect(
                 await eventually(timeout: .seconds(40)) { await call("whoami", on: 3) },
                 "the service did not follow the kernel to host 3: \(service.stderr.suffix(3000))")
+            // Its publisher moved too: an event published now reaches the kernel on host 3.
+            #expect(await call("set", #"{"value": 2}"#, on: 3))
+            #expect(
+                await eventually(timeout: .seconds(10)) {
+                    await busctl(["get", "dnssvc.state", "--json"], on: 3)?.replacingOccurrences(of: " ", with: "").contains(#""value":2"#) == true
+                }, "dnssvc.state never reached the kernel on host 3")
             #expect(service.stderr.contains("'\(Self.name)' moved from \(net.address(1)) to \(net.address(3))"), "\(service.stderr.suffix(3000))")
             #expect(service.isRunning)
             print("back \(back) after the kernel's restart with the resolver silent")
