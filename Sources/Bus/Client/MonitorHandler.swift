@@ -13,10 +13,11 @@ final class MonitorHandler: IOHandler {
     /// The host name the socket connects towards, when it is one.
     let host: String?
     private var connectedWithoutHandshake = false
-    /// A connection's handshake completed and it has not closed since.
-    private(set) var isConnected = false
-    /// Since when the socket has had no connection (nil while it has one).
+    /// Since when the socket has had no connection whose handshake completed (nil while it has
+    /// one).
     private(set) var unconnectedSince: MonotonicTime? = .now
+    /// A connection's handshake completed and it has not closed since.
+    var isConnected: Bool { unconnectedSince == nil }
 
     init(loop: IOLoop, target: ZMQSocket, host: String?) throws(ZMQError) {
         monitor = try ZMQMonitor(loop.context, target: target, events: ZMQMonitor.Event.handshakeEvents, name: "client")
@@ -33,7 +34,6 @@ final class MonitorHandler: IOHandler {
                 connectedWithoutHandshake = false
                 if secure, loop.handshakeProblem != nil { loop.logger.notice("CURVE handshake with the kernel succeeded") }
                 loop.handshakeProblem = nil
-                isConnected = true
                 unconnectedSince = nil
             case ZMQ_EVENT_DISCONNECTED:
                 lostConnection()
@@ -62,8 +62,7 @@ final class MonitorHandler: IOHandler {
     }
 
     private func lostConnection() {
-        if isConnected { unconnectedSince = .now }
-        isConnected = false
+        if unconnectedSince == nil { unconnectedSince = .now }
     }
 
     private func report(_ loop: IOLoop, secure: Bool, _ problem: String) {
