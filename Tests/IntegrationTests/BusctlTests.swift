@@ -228,10 +228,16 @@ struct BusctlTests {
 
             try await h.startTestService()
             _ = try await h.client().call("testsvc", "set", payload: Array(#"{"value":7}"#.utf8))
-            let all = try await h.busctl(["get", ">"])
-            #expect(all.status == 0)
-            let rows = all.stdout.split(separator: "\n")
-            #expect(rows.count == 3)
+            // The reply comes on the request plane and the service's retained event on the event
+            // plane, so the kernel may answer `get` before the event reached it: wait for it.
+            var rows: [Substring] = []
+            #expect(
+                try await eventually {
+                    let all = try await h.busctl(["get", ">"])
+                    rows = all.stdout.split(separator: "\n")
+                    return all.status == 0 && rows.count == 3
+                })
+            try #require(rows.count == 3)
             #expect(rows[1].hasPrefix("demo.state ") && rows[1].hasSuffix(#"{"value":2}"#))
             #expect(rows[2].hasPrefix("testsvc.state ") && rows[2].contains(" testsvc ") && rows[2].hasSuffix(#"{"value":7}"#))
             #expect(try await h.busctl(["get", "nothing.>"]).status == 1)
