@@ -124,7 +124,7 @@ struct BusctlTests {
             let table = try await h.busctl(["services"])
             #expect(table.status == 0)
             let lines = table.stdout.split(separator: "\n").map(String.init)
-            #expect(lines.count == 2)
+            try #require(lines.count == 2)
             for column in ["SERVICE", "INSTANCE", "VERSION", "HOST/PID", "UPTIME", "HEARTBEAT", "HANDLED", "IN-FLIGHT", "FAILED"] {
                 #expect(lines[0].contains(column))
             }
@@ -231,13 +231,12 @@ struct BusctlTests {
             // The reply comes on the request plane and the service's retained event on the event
             // plane, so the kernel may answer `get` before the event reached it: wait for it.
             var rows: [Substring] = []
-            #expect(
+            try #require(
                 try await eventually {
                     let all = try await h.busctl(["get", ">"])
                     rows = all.stdout.split(separator: "\n")
                     return all.status == 0 && rows.count == 3
                 })
-            try #require(rows.count == 3)
             #expect(rows[1].hasPrefix("demo.state ") && rows[1].hasSuffix(#"{"value":2}"#))
             #expect(rows[2].hasPrefix("testsvc.state ") && rows[2].contains(" testsvc ") && rows[2].hasSuffix(#"{"value":7}"#))
             #expect(try await h.busctl(["get", "nothing.>"]).status == 1)
@@ -256,7 +255,7 @@ struct BusctlTests {
             _ = try await h.client().call("testsvc", "publish", payload: Array(#"{"topic":"testsvc.tick","count":3}"#.utf8))
             #expect(await monitor.waitForExit(timeout: .seconds(10)) == 0)
             let events = try monitor.stdout.split(separator: "\n").map { try jsonObject(String($0)) }
-            #expect(events.count == 4)
+            try #require(events.count == 4)
             #expect(events[0]["topic"] as? String == "testsvc.state")
             #expect(events[0]["snapshot"] as? Bool == true)
             #expect((events[0]["payload"] as? [String: Any])?["value"] as? Int == 7)
@@ -337,7 +336,7 @@ struct BusctlTests {
             #expect(events.map { $0["seq"] as? Int } == [1, 2, 5])
             #expect(events.map { $0["missed"] as? Int } == [nil, nil, 2])
             let lines = pretty.stdout.split(separator: "\n").map(String.init)
-            #expect(lines.count == 4)
+            try #require(lines.count == 4)
             #expect(lines[2] == "--- gap: 2 event(s) missed before gap.x #5 (from gapper-1) ---")
             #expect(lines[3].contains("gap.x") && lines[3].hasSuffix(#"{"n":5}"#))
         }
@@ -470,7 +469,7 @@ struct BusctlTests {
             #expect(recorder.stderr.hasSuffix(" to \(file)\n"))
 
             let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map { try jsonObject(String($0)) }
-            #expect(lines.count == 6)
+            try #require(lines.count == 6)
             #expect(lines[0]["format"] as? String == "swiftbus-recording")
             #expect(lines[0]["version"] as? Int == 1)
             #expect(lines[0]["protocol"] as? Int == 1)
