@@ -148,6 +148,8 @@ struct RequestPlaneTests {
             let service = try await h.startTestService()
             let bus = h.client()
             let downEvents = try bus.subscribe("bus.service.down")
+            // Live in the kernel before the service can leave: the loop below waits for the event.
+            try await downEvents.confirm()
             async let reply = bus.call("testsvc", "sleep", payload: Array(#"{"ms":600}"#.utf8), timeout: .seconds(10))
             #expect(await eventually { ((try? await h.instances(of: "testsvc")) ?? []).first?.inFlight == 1 })
             let signalled = ContinuousClock.now
