@@ -45,10 +45,19 @@ struct AuthIntegrationTests {
     }
 
     /// Observes `auth.state` from `client` into an array.
-    func observe(_ client: BusClient) throws -> (Locked<[Observed<AuthStateValue>]>, Task<Void, Never>) {
+    /// Observes `auth.state`, its subscription live in the kernel on return: the tests expect
+    /// every change, and one published before the subscription lands would be skipped (an
+    /// observer keeps only the newest). Confirming a later subscription of the client proves it.
+    func observe(_ client: BusClient) async throws -> (Locked<[Observed<AuthStateValue>]>, Task<Void, Never>) {
         let seen = Locked<[Observed<AuthStateValue>]>([])
         let stream = try client.observe("auth.state", as: AuthStateValue.self)
         let task = Task { for await value in stream { seen.withLock { $0.append(value) } } }
+        do {
+            try await client.subscribe("auth.none").confirm()
+        } catch {
+            task.cancel()
+            throw error
+        }
         return (seen, task)
     }
 
@@ -72,7 +81,7 @@ struct AuthIntegrationTests {
             try await everything.confirm()
 
             let first = try await startAuth(h, stateDirectory: stateDirectory, arguments: server.authArguments, environment: server.authEnvironment)
-            let (seen, observing) = try observe(h.client(name: "observer"))
+            let (seen, observing) = try await observe(h.client(name: "observer"))
             defer { observing.cancel() }
             func states() -> [String] { seen.withLock { $0.map(\.value.state) } }
             #expect(await eventually { states() == ["signedOut"] })
@@ -108,7 +117,7 @@ struct AuthIntegrationTests {
             }
 
             // A late observer gets the current state first.
-            let (late, lateTask) = try observe(h.client(name: "late-observer"))
+            let (late, lateTask) = try await observe(h.client(name: "late-observer"))
             defer { lateTask.cancel() }
             #expect(await eventually { !late.withLock { $0.isEmpty } })
             let current = try #require(late.withLock { $0.first })
@@ -174,7 +183,7 @@ struct AuthIntegrationTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         try await Harness.with { h in
             let auth = try await startAuth(h, stateDirectory: folder, arguments: [])
-            let (seen, observing) = try observe(h.client(name: "observer"))
+            let (seen, observing) = try await observe(h.client(name: "observer"))
             defer { observing.cancel() }
             func states() -> [String] { seen.withLock { $0.map(\.value.state) } }
             let caller = h.client(name: "tester")
@@ -221,7 +230,7 @@ struct AuthIntegrationTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         try await Harness.with { h in
             _ = try await startAuth(h, stateDirectory: folder, arguments: ["--refresh-interval", "0.5"])
-            let (seen, observing) = try observe(h.client(name: "observer"))
+            let (seen, observing) = try await observe(h.client(name: "observer"))
             defer { observing.cancel() }
             let caller = h.client(name: "tester")
             struct Registered: Codable { var user: String }

@@ -55,8 +55,8 @@ struct EventPlaneTests {
 
     /// The client remembers which of its subscriptions the last topic matched. One added in the
     /// middle of a stream of one topic (its wire prefix already subscribed, so nothing else
-    /// changes on the socket) must get that stream's next events; the others keep theirs when
-    /// one ends.
+    /// changes on the socket) must get every event of that stream from its first one on; the
+    /// others keep theirs when one ends.
     @Test func subscriptionAddedOrEnded_midStreamOfOneTopic_othersGetEveryEventAfter() async throws {
         try await Harness.with { h in
             let sub = h.client(name: "sub")
@@ -192,6 +192,9 @@ struct EventPlaneTests {
             #expect(await eventually { values.withLock { $0.count } >= 1 })
             #expect(values.withLock { $0.first?.value } == Counter(value: 3))
             #expect(values.withLock { $0.first?.origin } == .current)
+            // Every change below must be seen: the observation's subscription is live in the
+            // kernel first (confirming a later subscription of the client proves it).
+            try await observer.subscribe("ctr.none").confirm()
             for value in 4...8 {
                 let _: Counter = try await caller.request("ctr", "set", ["value": value])
             }
