@@ -44,16 +44,15 @@ struct AuthIntegrationTests {
         }
     }
 
-    /// Observes `auth.state` from `client` into an array.
-    /// Observes `auth.state`, its subscription live in the kernel on return: the tests expect
-    /// every change, and one published before the subscription lands would be skipped (an
-    /// observer keeps only the newest). Confirming a later subscription of the client proves it.
+    /// Observes `auth.state` from `client` into an array, its subscription live in the kernel on
+    /// return: the tests expect every change, and one published before the subscription lands
+    /// would be skipped (an observer keeps only the newest).
     func observe(_ client: BusClient) async throws -> (Locked<[Observed<AuthStateValue>]>, Task<Void, Never>) {
         let seen = Locked<[Observed<AuthStateValue>]>([])
         let stream = try client.observe("auth.state", as: AuthStateValue.self)
         let task = Task { for await value in stream { seen.withLock { $0.append(value) } } }
         do {
-            try await client.subscribe("auth.none").confirm()
+            try await client.confirmSubscriptions()
         } catch {
             task.cancel()
             throw error

@@ -193,8 +193,8 @@ struct EventPlaneTests {
             #expect(values.withLock { $0.first?.value } == Counter(value: 3))
             #expect(values.withLock { $0.first?.origin } == .current)
             // Every change below must be seen: the observation's subscription is live in the
-            // kernel first (confirming a later subscription of the client proves it).
-            try await observer.subscribe("ctr.none").confirm()
+            // kernel first.
+            try await observer.confirmSubscriptions()
             for value in 4...8 {
                 let _: Counter = try await caller.request("ctr", "set", ["value": value])
             }

@@ -422,8 +422,8 @@ struct InteropTests {
             let first = try #require(seen.withLock { $0.first })
             #expect(first.value == InteropValue(value: 2) && first.seq == 3 && first.origin == .current)
             // The change below must be seen live: the observation's subscription is live in the
-            // kernel first (confirming a later subscription of the client proves it).
-            try await observer.subscribe("pypub.none").confirm()
+            // kernel first.
+            try await observer.confirmSubscriptions()
             // bus_pub continues the kernel's sequence of the state topic (reads bus.retained).
             let next = try await run(
                 h, "bus_pub.py",

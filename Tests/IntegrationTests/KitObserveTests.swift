@@ -47,8 +47,8 @@ struct KitObserveTests {
             #expect(await eventually { await store.state.seen == [1] })
             // The current value comes by request; the changes need the observation's subscription
             // live in the kernel (one published before it lands is skipped: an observer keeps
-            // only the newest). Confirming any later subscription of the client proves it.
-            try await bus.subscribe("test.none").confirm()
+            // only the newest).
+            try await bus.confirmSubscriptions()
             for value in 2...4 { try await source.publish("test.source", value, retain: true) }
             #expect(await eventually { await store.state.seen == [1, 2, 3, 4] })
 

@@ -35,8 +35,7 @@ extension BusClient {
     /// value and re-fetches the retained one, so a lost event is healed, never passed over.
     /// The subscription travels to the kernel asynchronously, like any other: changes made
     /// before it lands arrive folded into the newest value (the kernel sends it when the
-    /// subscription lands); confirming any later subscription of this client
-    /// (``BusSubscription/confirm(timeout:)``) proves it has landed.
+    /// subscription lands); ``confirmSubscriptions(timeout:)`` waits until it has landed.
     /// A consumer slower than the changes skips intermediate values but always ends on the
     /// latest (the buffer keeps the newest). Payloads that do not decode as `Value` are logged
     /// and skipped.

@@ -252,6 +252,15 @@ public final class BusClient: Sendable {
             })
     }
 
+    /// Waits until every subscription and observation this client has made so far is live in
+    /// the kernel (they travel asynchronously; what is published before one lands is not
+    /// delivered to it, the slow-joiner rule). Use it after ``observe(_:as:bufferSize:)`` when
+    /// every later change must be seen.
+    /// - Throws: ``BusError/unreachable(endpoint:reason:)`` when not confirmed in time.
+    public func confirmSubscriptions(timeout: Duration = .seconds(5)) async throws(BusError) {
+        try await confirmPath(timeout: timeout)
+    }
+
     /// Proves that every subscription made so far on this connection is live in the kernel:
     /// subscribes to a private probe topic (after the others, on the same connection, so the
     /// kernel applies it after them) and publishes probes until one comes back.
