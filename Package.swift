@@ -40,6 +40,8 @@ let package = Package(
         .executableTarget(name: "busctl", dependencies: ["Bus", "BusKernel", "BusBench", "BusWire", "BusZMQ", "BusSupport"]),
         // The C baselines `busctl bench` runs beside the bus: plain libzmq, one process per role.
         .executableTarget(name: "CBaseline", dependencies: ["CZeroMQ"], linkerSettings: [.linkedLibrary("zmq")]),
+        // Runs the kernel, an echo service and a caller in one process for instruction counting.
+        .executableTarget(name: "BusProfile", dependencies: ["Bus", "BusKernel", "BusSupport"]),
         // SQLite from Debian's libsqlite3-dev, the same way as libzmq: `link "sqlite3"`, no pkgConfig.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         // The storage engine of `persist` (SQLite on dedicated threads), its bus shell and its

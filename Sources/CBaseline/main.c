@@ -431,8 +431,10 @@ static int reqrep(const options_t *o, int latency) {
     client_result_t r;
     int ok = read(result_pipes[0][0], &r, sizeof r) == sizeof r;
     waitpid(client, NULL, 0);
-    kill(worker, SIGKILL);
-    kill(proxy, SIGKILL);
+    // SIGTERM, not SIGKILL: a profiler that writes its counts when the process ends (callgrind,
+    // scripts/instructions-per-request) gets them for the worker and the forwarder as well.
+    kill(worker, SIGTERM);
+    kill(proxy, SIGTERM);
     waitpid(worker, NULL, 0);
     waitpid(proxy, NULL, 0);
     if (!ok) { fprintf(stderr, "CBaseline: the client ended without a result\n"); return 1; }
