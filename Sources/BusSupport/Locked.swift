@@ -9,8 +9,10 @@ import Glibc
 ///
 /// `@unchecked Sendable`: every access to the value happens with the mutex held.
 public final class Locked<Value>: @unchecked Sendable {
-    private var storage: Value
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    // Usable from inlinable code: `withLock` is inlined, so that callers in other modules get
+    // it specialized for their value and closure rather than the generic entry point.
+    @usableFromInline var storage: Value
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     public init(_ value: Value) {
         self.storage = value
@@ -28,7 +30,7 @@ public final class Locked<Value>: @unchecked Sendable {
     public var value: Value { withLock { $0 } }
 
     /// Runs `body` with the lock held.
-    @inline(__always)
+    @inlinable
     public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

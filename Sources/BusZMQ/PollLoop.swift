@@ -88,8 +88,14 @@ package final class PollLoop<Owner: AnyObject> {
         if dirty { rebuild() }
         let now = MonotonicTime.now
         var next = now.advanced(by: longestWait)
-        // Ticks run over a copy of the list: a tick may add or remove handlers.
-        for handler in polled where isCurrent(handler) {
+        // Ticks run over a copy of the list: a tick may add or remove handlers. The loops here
+        // index their arrays instead of iterating them: this class is generic and not
+        // specialized across modules, so an iterator (`enumerated()`, `for in`) is the standard
+        // library's unspecialized one, which looks up its generic metadata on every step.
+        let ticked = polled
+        for index in 0..<ticked.count {
+            let handler = ticked[index]
+            guard isCurrent(handler) else { continue }
             if let wanted = handler.tick(owner, now: now), wanted < next { next = wanted }
         }
         // A tick that changed the set (a re-bound socket, a reconnect) polls the new one, without
@@ -97,8 +103,8 @@ package final class PollLoop<Owner: AnyObject> {
         let changed = dirty
         if changed { rebuild() }
         // After the ticks: a tick may pause or resume a handler's reading.
-        for (index, handler) in polled.enumerated() {
-            let watch = !handler.pausesReading(owner)
+        for index in 0..<polled.count {
+            let watch = !polled[index].pausesReading(owner)
             if watch != watching[index] {
                 watching[index] = watch
                 poller.watchReadable(first + index, watch)
@@ -112,7 +118,7 @@ package final class PollLoop<Owner: AnyObject> {
         } catch {
             if error.isTerminated { return nil }
             // What the poll found ready before it failed is not handed to anyone: ask again.
-            for socket in polledSockets { socket.needsEventCheck = true }
+            for index in 0..<polledSockets.count { polledSockets[index].needsEventCheck = true }
             // Not woken, as far as the owner knows: the wake-up descriptor stays readable
             // (level-triggered) and the next poll returns at once.
             logger.error("poll failed", metadata: ["error": error.description])
@@ -120,7 +126,8 @@ package final class PollLoop<Owner: AnyObject> {
         }
         let woken = wakeFD != nil && poller.isReadable(0)
         let ready = polled
-        for (index, handler) in ready.enumerated() {
+        for index in 0..<ready.count {
+            let handler = ready[index]
             if poller.isReadable(first + index) {
                 // Found ready but not read: asked again, whoever polls the socket next.
                 if isCurrent(handler) { handler.readable(owner) } else { polledSockets[index].needsEventCheck = true }
