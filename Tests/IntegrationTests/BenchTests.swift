@@ -1,3 +1,4 @@
+import BusTestSupport
 import BusWire
 import Foundation
 import Testing
@@ -42,6 +43,19 @@ struct BenchTests {
         }
         #expect(result.stderr.contains("bench: "))  // the progress line
         await h.shutdown()
+    }
+
+    /// The driver `scripts/instructions-per-request` runs under callgrind: it makes its calls
+    /// through a kernel and an echo service of its own and prints their count; bad arguments
+    /// exit 64.
+    @Test func busProfile_makesItsCalls_andBadArgumentsExit64() async throws {
+        let profile = Binaries.path("BusProfile")
+        let output = try await Command.run(profile, ["reqrep", "--calls", "20"], timeout: .seconds(60))
+        #expect(output.trimmingCharacters(in: .whitespacesAndNewlines) == #"{"calls":20}"#)
+        for arguments in [["reqrep"], ["pubsub", "--calls", "5"], ["reqrep", "--calls", "0"], ["reqrep", "--calls", "5", "--bogus", "1"]] {
+            let error = await #expect(throws: CommandError.self) { try await Command.run(profile, arguments) }
+            #expect(error?.description.contains("(exit 64)") == true, "\(arguments): \(String(describing: error))")
+        }
     }
 
     @Test func bench_badArguments_exit64() async throws {
