@@ -94,8 +94,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Bus", "BusTestSupport", "ServiceKit", "busctl", "CBaseline", "BusTestService", "AuthService", "PersistService", "CounterService",
-                "EventService", "FeedService", "WeatherService", "BusChaos", "BusKernel", "BusWire", "BusZMQ", "BusSupport",
+                "Bus", "BusTestSupport", "ServiceKit", "busctl", "CBaseline", "BusProfile", "BusTestService", "AuthService", "PersistService",
+                "CounterService", "EventService", "FeedService", "WeatherService", "BusChaos", "BusKernel", "BusWire", "BusZMQ", "BusSupport",
             ]),
         // Fuzzing (docs/FUZZING.md): every decoder of outside bytes behind one entry point, the
         // libFuzzer executable scripts/fuzz builds from it, and the corpus replayed as tests.

@@ -16,6 +16,7 @@ import Dispatch
 import Foundation
 
 struct Usage: Error, CustomStringConvertible { let description: String }
+struct Failure: Error, CustomStringConvertible { let description: String }
 
 func parse(_ arguments: [String]) throws -> (calls: Int, size: Int) {
     guard arguments.first == "reqrep" else { throw Usage(description: "the first argument must be reqrep") }
@@ -23,6 +24,7 @@ func parse(_ arguments: [String]) throws -> (calls: Int, size: Int) {
     var size = 64
     var rest = arguments.dropFirst()
     while let flag = rest.popFirst() {
+        guard flag == "--calls" || flag == "--size" else { throw Usage(description: "unknown option \(flag)") }
         guard let value = rest.popFirst(), let number = Int(value), number > 0 else {
             throw Usage(description: "\(flag) needs a positive number")
         }
@@ -37,7 +39,7 @@ func parse(_ arguments: [String]) throws -> (calls: Int, size: Int) {
 }
 
 func run(calls: Int, size: Int) async throws {
-    guard let base = FreePorts.kernelBase() else { throw Usage(description: "no three free ports on 127.0.0.1") }
+    guard let base = FreePorts.kernelBase() else { throw Failure(description: "no three free ports on 127.0.0.1") }
     let endpoints = try Endpoints(kernel: "tcp://127.0.0.1:\(base)")
     let kernel = Kernel(config: KernelConfig(endpoints: endpoints), logger: Logger(label: "kernel", level: .error))
     try await kernel.start()
@@ -57,11 +59,11 @@ func run(calls: Int, size: Int) async throws {
         // Until the worker is registered: the first call that is answered.
         let deadline = ContinuousClock.now + .seconds(60)
         while (try? await caller.call("profilesvc", "echo", payload: payload, timeout: .seconds(5)))?.status != 200 {
-            guard ContinuousClock.now < deadline else { throw Usage(description: "the echo service did not register within 60 s") }
+            guard ContinuousClock.now < deadline else { throw Failure(description: "the echo service did not register within 60 s") }
         }
         for _ in 0..<calls {
             let reply = try await caller.call("profilesvc", "echo", payload: payload, timeout: .seconds(30))
-            guard reply.status == 200 else { throw Usage(description: "a call failed with status \(reply.status)") }
+            guard reply.status == 200 else { throw Failure(description: "a call failed with status \(reply.status)") }
         }
     }.value
     await handle.drain(timeout: .milliseconds(200))

@@ -90,8 +90,9 @@ package final class PollLoop<Owner: AnyObject> {
         var next = now.advanced(by: longestWait)
         // Ticks run over a copy of the list: a tick may add or remove handlers. The loops here
         // index their arrays instead of iterating them: this class is generic and not
-        // specialized across modules, so an iterator (`enumerated()`, `for in`) is the standard
-        // library's unspecialized one, which looks up its generic metadata on every step.
+        // specialized across modules, so iterating an array (`enumerated()`, `for x in array`)
+        // runs the standard library's unspecialized iterator, which looks up its generic
+        // metadata on every step.
         let ticked = polled
         for index in 0..<ticked.count {
             let handler = ticked[index]
