@@ -4,11 +4,8 @@ import CZeroMQ
 /// A socket served by a ``PollLoop``. `Owner` is the state of the thread that runs the loop (the
 /// kernel's, or a client's I/O loop), handed to every call so a handler needs no reference
 /// back to it.
-package protocol PollHandler<Owner>: AnyObject {
+package protocol PollHandler<Owner>: PolledHandler {
     associatedtype Owner: AnyObject
-    /// The socket polled for this handler, read again whenever the poll set is rebuilt
-    /// (``PollLoop/socketsChanged()``).
-    var socket: ZMQSocket { get }
     /// True while the handler wants its socket's messages left queued (backpressure): the socket
     /// keeps its place in the poll set but is not watched for readability. Asked every turn.
     func pausesReading(_ owner: Owner) -> Bool
@@ -25,6 +22,30 @@ package protocol PollHandler<Owner>: AnyObject {
 extension PollHandler {
     package func pausesReading(_ owner: Owner) -> Bool { false }
     package func fired(_ owner: Owner) {}
+
+    // The loop's calls, each with its owner cast back (the loop only ever hands a handler the
+    // owner of the loop it was added to).
+    package func pausesReading(owner: AnyObject) -> Bool { pausesReading(unsafeDowncast(owner, to: Owner.self)) }
+    package func readable(owner: AnyObject) { readable(unsafeDowncast(owner, to: Owner.self)) }
+    package func fired(owner: AnyObject) { fired(unsafeDowncast(owner, to: Owner.self)) }
+    package func tick(owner: AnyObject, now: MonotonicTime) -> MonotonicTime? {
+        tick(unsafeDowncast(owner, to: Owner.self), now: now)
+    }
+}
+
+/// What ``PollLoop`` calls: a ``PollHandler`` with its owner type erased, so the loop keeps
+/// its handlers in an array whose element type is not generic. An array of
+/// `any PollHandler<Owner>` in the generic, unspecialized loop looks its element's metadata up
+/// in the runtime's cache on every read. Implemented by ``PollHandler``'s extension; a handler
+/// implements ``PollHandler`` only.
+package protocol PolledHandler: AnyObject {
+    /// The socket polled for this handler, read again whenever the poll set is rebuilt
+    /// (``PollLoop/socketsChanged()``).
+    var socket: ZMQSocket { get }
+    func pausesReading(owner: AnyObject) -> Bool
+    func readable(owner: AnyObject)
+    func fired(owner: AnyObject)
+    func tick(owner: AnyObject, now: MonotonicTime) -> MonotonicTime?
 }
 
 /// The event loop of a thread that owns ZeroMQ sockets: the kernel's serving thread and every
@@ -34,16 +55,22 @@ extension PollHandler {
 /// takes one path for everyone: a terminated context ends the loop, anything else is logged
 /// and the loop goes on.
 package final class PollLoop<Owner: AnyObject> {
-    package private(set) var handlers: [any PollHandler<Owner>] = []
+    // The loop is used by its one thread; a handler it calls may add or remove handlers, which
+    // changes `handlers`, `calls` and `dirty` while no other access to them is open (the turn
+    // works on copies). No field is passed `inout`. The run-time exclusivity checks of these
+    // fields, read and changed every turn, can never fire, so they are turned off.
+    @exclusivity(unchecked) package private(set) var handlers: [any PollHandler<Owner>] = []
+    /// ``handlers`` as the loop calls them.
+    @exclusivity(unchecked) private var calls: [any PolledHandler] = []
     private let wakeFD: Int32?
     private let longestWait: Int64
     private let logger: Logger
-    private var poller = ZMQPoller()
-    private var polled: [any PollHandler<Owner>] = []
+    @exclusivity(unchecked) private var poller = ZMQPoller()
+    @exclusivity(unchecked) private var polled: [any PolledHandler] = []
     /// Each polled handler's socket when the set was built (a handler may replace its own).
-    private var polledSockets: [ZMQSocket] = []
-    private var watching: [Bool] = []
-    private var dirty = true
+    @exclusivity(unchecked) private var polledSockets: [ZMQSocket] = []
+    @exclusivity(unchecked) private var watching: [Bool] = []
+    @exclusivity(unchecked) private var dirty = true
     /// The poller's first item is the wake-up descriptor, when there is one.
     private let first: Int
 
@@ -62,6 +89,7 @@ package final class PollLoop<Owner: AnyObject> {
     package func add(_ handler: any PollHandler<Owner>) {
         guard !handlers.contains(where: { $0 === handler }) else { return }
         handlers.append(handler)
+        calls.append(handler)
         dirty = true
     }
 
@@ -69,11 +97,13 @@ package final class PollLoop<Owner: AnyObject> {
     package func remove(_ handler: AnyObject) {
         guard let index = handlers.firstIndex(where: { $0 === handler }) else { return }
         handlers.remove(at: index)
+        calls.remove(at: index)
         dirty = true
     }
 
     package func removeAll() {
         handlers.removeAll()
+        calls.removeAll()
         dirty = true
     }
 
@@ -92,12 +122,14 @@ package final class PollLoop<Owner: AnyObject> {
         // index their arrays instead of iterating them: this class is generic and not
         // specialized across modules, so iterating an array (`enumerated()`, `for x in array`)
         // runs the standard library's unspecialized iterator, which looks up its generic
-        // metadata on every step.
+        // metadata on every step. The owner goes to the handlers as `AnyObject`
+        // (``PolledHandler``).
+        let owner = owner as AnyObject
         let ticked = polled
         for index in 0..<ticked.count {
             let handler = ticked[index]
             guard isCurrent(handler) else { continue }
-            if let wanted = handler.tick(owner, now: now), wanted < next { next = wanted }
+            if let wanted = handler.tick(owner: owner, now: now), wanted < next { next = wanted }
         }
         // A tick that changed the set (a re-bound socket, a reconnect) polls the new one, without
         // waiting: the handlers it added were not ticked.
@@ -105,7 +137,7 @@ package final class PollLoop<Owner: AnyObject> {
         if changed { rebuild() }
         // After the ticks: a tick may pause or resume a handler's reading.
         for index in 0..<polled.count {
-            let watch = !polled[index].pausesReading(owner)
+            let watch = !polled[index].pausesReading(owner: owner)
             if watch != watching[index] {
                 watching[index] = watch
                 poller.watchReadable(first + index, watch)
@@ -131,9 +163,9 @@ package final class PollLoop<Owner: AnyObject> {
             let handler = ready[index]
             if poller.isReadable(first + index) {
                 // Found ready but not read: asked again, whoever polls the socket next.
-                if isCurrent(handler) { handler.readable(owner) } else { polledSockets[index].needsEventCheck = true }
+                if isCurrent(handler) { handler.readable(owner: owner) } else { polledSockets[index].needsEventCheck = true }
             }
-            if poller.fired(first + index), isCurrent(handler) { handler.fired(owner) }
+            if poller.fired(first + index), isCurrent(handler) { handler.fired(owner: owner) }
         }
         return woken
     }
@@ -141,15 +173,15 @@ package final class PollLoop<Owner: AnyObject> {
     /// False for a handler removed since the poll set was built (an earlier handler's call
     /// removed it, and may have closed its socket): it is not called again.
     @inline(__always)
-    private func isCurrent(_ handler: any PollHandler<Owner>) -> Bool {
-        !dirty || handlers.contains { $0 === handler }
+    private func isCurrent(_ handler: any PolledHandler) -> Bool {
+        !dirty || calls.contains { $0 === handler }
     }
 
     private func rebuild() {
         let previous = (handlers: polled, sockets: polledSockets, watching: watching)
         poller.removeAll()
         if let wakeFD { poller.add(fd: wakeFD) }
-        polled = handlers
+        polled = calls
         polledSockets.removeAll(keepingCapacity: true)
         watching.removeAll(keepingCapacity: true)
         for handler in polled {
