@@ -14,7 +14,12 @@ extension BusClient {
     ///   ``BusError/unreachable(endpoint:reason:)`` when the request could not even be sent,
     ///   ``BusError/closed``, ``BusError/cancelled``, ``BusError/invalidPayload(_:)`` for a
     ///   payload over ``BusOptions/maxPayloadBytes``.
-    public func call(
+    ///
+    /// Runs on the caller's executor (`nonisolated(nonsending)`) until it suspends for the
+    /// reply: it only builds the request and hands it to the I/O thread, and a call that hopped
+    /// to the generic executor first paid for that switch (and its look-up of the task's
+    /// executor preference) on every call.
+    nonisolated(nonsending) public func call(
         _ service: String, _ method: String, payload: [UInt8] = [], timeout: Duration? = nil,
         meta: RequestMeta = RequestMeta()
     ) async throws(BusError) -> ReplyBody {
