@@ -96,12 +96,12 @@ public struct Broker {
         let readsOneFrame: Bool
         /// `info.binaryMeta` (with `readsOneFrame`): binary request meta reaches it as it is.
         let readsBinaryMeta: Bool
-        var expiry: MonotonicTime
+        @exclusivity(unchecked) var expiry: MonotonicTime
         /// Requests sent to the worker and not answered yet, oldest first. At most `credit`.
-        var inFlight: [InFlight] = []
-        var draining = false
+        @exclusivity(unchecked) var inFlight: [InFlight] = []
+        @exclusivity(unchecked) var draining = false
         let registered: MonotonicTime
-        var lastSeen: MonotonicTime
+        @exclusivity(unchecked) var lastSeen: MonotonicTime
         var handled = 0
         var failed = 0
 
@@ -120,12 +120,18 @@ public struct Broker {
         }
     }
 
+    // The broker's records are classes shared between its tables (a worker and its service),
+    // used by the kernel's one thread, and their fields are never passed `inout` or changed
+    // from a closure that runs while another access to them is open. The run-time exclusivity
+    // checks of the fields every request reads and changes (a dozen accesses per request, about
+    // a twentieth of the kernel thread's instructions per request) can never fire, so they are
+    // turned off for those fields.
     final class Service {
         /// Workers with room for a request, in the order they get the next one. A worker leaves
         /// it when it is removed or starts draining, and is put back only while registered.
-        var waiting: [Worker] = []
-        var queue: [Pending] = []
-        var stats = ServiceStats()
+        @exclusivity(unchecked) var waiting: [Worker] = []
+        @exclusivity(unchecked) var queue: [Pending] = []
+        @exclusivity(unchecked) var stats = ServiceStats()
     }
 
     public let config: Config
