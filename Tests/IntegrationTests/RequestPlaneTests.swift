@@ -122,6 +122,35 @@ struct RequestPlaneTests {
         }
     }
 
+    /// A call cancelled while the worker holds it throws `.cancelled` at once, long before the
+    /// reply or the timeout; a call made from a task already cancelled throws it without
+    /// reaching the kernel (no request queued for a service that has no worker).
+    @Test func cancelledCall_throwsCancelled_withoutWaitingForTheReply() async throws {
+        try await Harness.with { h in
+            try await h.startTestService()
+            let bus = h.client()
+            let started = ContinuousClock.now
+            let waiting = Task { () async throws(BusError) -> ReplyBody in
+                try await bus.call("testsvc", "sleep", payload: Array(#"{"ms":20000}"#.utf8), timeout: .seconds(30))
+            }
+            let inFlight = await eventually { ((try? await h.instances(of: "testsvc")) ?? []).first?.inFlight == 1 }
+            #expect(inFlight)
+            waiting.cancel()
+            let outcome = await waiting.result
+            #expect(throws: BusError.cancelled) { try outcome.get() }
+            #expect(ContinuousClock.now - started < .seconds(10))
+
+            let early = Task { () async throws(BusError) -> ReplyBody in
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await bus.call("nobody", "echo", timeout: .seconds(30))
+            }
+            let earlyOutcome = await early.result
+            #expect(throws: BusError.cancelled) { try earlyOutcome.get() }
+            let services = try await bus.services()
+            #expect(!services.contains { $0.service == "nobody" }, "nothing was queued for it")
+        }
+    }
+
     @Test func twoWorkers_shareTheLoad() async throws {
         try await Harness.with { h in
             try await h.startTestService()

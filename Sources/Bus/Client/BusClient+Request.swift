@@ -14,16 +14,23 @@ extension BusClient {
     ///   ``BusError/unreachable(endpoint:reason:)`` when the request could not even be sent,
     ///   ``BusError/closed``, ``BusError/cancelled``, ``BusError/invalidPayload(_:)`` for a
     ///   payload over ``BusOptions/maxPayloadBytes``.
+    ///   A call from a task that is already cancelled throws ``BusError/cancelled`` without
+    ///   sending anything; one cancelled while it waits throws it at once, and its reply, if
+    ///   one still comes, is dropped.
     ///
-    /// Runs on the caller's executor (`nonisolated(nonsending)`) until it suspends for the
-    /// reply: it only builds the request and hands it to the I/O thread, and a call that hopped
-    /// to the generic executor first paid for that switch (and its look-up of the task's
-    /// executor preference) on every call.
+    /// Runs on the caller's executor (`nonisolated(nonsending)`), so a call does not first hop
+    /// to the generic executor (a task switch and a look-up of the task's executor preference
+    /// per call). Before it suspends it only builds the request and queues it for the I/O
+    /// thread (a lock, and at most one `write` to wake that thread); after the reply it decodes
+    /// nothing, so an actor or the main actor that calls it is held no longer than that.
     nonisolated(nonsending) public func call(
         _ service: String, _ method: String, payload: [UInt8] = [], timeout: Duration? = nil,
         meta: RequestMeta = RequestMeta()
     ) async throws(BusError) -> ReplyBody {
         try checkSize(payload, what: "request to \(service).\(method)")
+        // A cancellation handler installed in a cancelled task runs before the request is
+        // queued, so its cancel would find nothing to cancel.
+        if Task.isCancelled { throw .cancelled }
         let timeout = timeout ?? options.requestTimeout
         let timeoutMs = timeout.wholeMilliseconds
         var meta = meta
