@@ -37,7 +37,8 @@ extension PollHandler {
 /// its handlers in an array whose element type is not generic. An array of
 /// `any PollHandler<Owner>` in the generic, unspecialized loop looks its element's metadata up
 /// in the runtime's cache on every read. Implemented by ``PollHandler``'s extension; a handler
-/// implements ``PollHandler`` only.
+/// implements ``PollHandler`` only. Only ``PollLoop`` calls these: each casts its `owner`
+/// unchecked (in a release build) to the handler's `Owner`.
 package protocol PolledHandler: AnyObject {
     /// The socket polled for this handler, read again whenever the poll set is rebuilt
     /// (``PollLoop/socketsChanged()``).
@@ -55,10 +56,12 @@ package protocol PolledHandler: AnyObject {
 /// takes one path for everyone: a terminated context ends the loop, anything else is logged
 /// and the loop goes on.
 package final class PollLoop<Owner: AnyObject> {
-    // The loop is used by its one thread; a handler it calls may add or remove handlers, which
-    // changes `handlers`, `calls` and `dirty` while no other access to them is open (the turn
-    // works on copies). No field is passed `inout`. The run-time exclusivity checks of these
-    // fields, read and changed every turn, can never fire, so they are turned off.
+    // The loop is used by its one thread. A handler it calls may add or remove handlers, which
+    // changes `handlers`, `calls` and `dirty`; no access to those is open then (the turn calls
+    // handlers over copies of its lists, and reads `dirty` only between calls). The accesses
+    // that last a call (the poller's `poll`, `add` and `watchReadable`) call only libzmq and the
+    // sockets, never a handler. So the run-time exclusivity checks of these fields, read and
+    // changed every turn, can never fire, and they are turned off.
     @exclusivity(unchecked) package private(set) var handlers: [any PollHandler<Owner>] = []
     /// ``handlers`` as the loop calls them.
     @exclusivity(unchecked) private var calls: [any PolledHandler] = []
@@ -118,12 +121,11 @@ package final class PollLoop<Owner: AnyObject> {
         if dirty { rebuild() }
         let now = MonotonicTime.now
         var next = now.advanced(by: longestWait)
-        // Ticks run over a copy of the list: a tick may add or remove handlers. The loops here
-        // index their arrays instead of iterating them: this class is generic and not
-        // specialized across modules, so iterating an array (`enumerated()`, `for x in array`)
-        // runs the standard library's unspecialized iterator, which looks up its generic
-        // metadata on every step. The owner goes to the handlers as `AnyObject`
-        // (``PolledHandler``).
+        // Ticks run over a copy of the list: a tick may add or remove handlers. The lists the
+        // turn reads hold `any PolledHandler`, whose type does not depend on `Owner`, and the
+        // owner goes to the handlers as `AnyObject`: this class is generic and not specialized
+        // across modules, so a list whose element type depends on `Owner` would have its
+        // metadata looked up at run time on every read.
         let owner = owner as AnyObject
         let ticked = polled
         for index in 0..<ticked.count {
