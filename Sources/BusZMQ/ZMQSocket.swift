@@ -27,7 +27,8 @@ package final class ZMQSocket {
     /// clear it; anything else that reaches libzmq sets it.
     @exclusivity(unchecked) package var needsEventCheck = true
     /// The last two different small frames ``receive(dontWait:property:)`` read at each of a
-    /// message's first positions (slots `2 * position`, the newer, and `2 * position + 1`). A
+    /// message's first positions (slots `2 * position` and `2 * position + 1`; bit `position`
+    /// of `recentLast` says which of the two was used last). A
     /// frame with the same bytes at the same position is handed out as that array again instead
     /// of a new one: on a request-plane socket the 7/MDP headers (`MDPC01`, `MDPW01`, the
     /// command byte), a busy peer's routing id and a service's name repeat on nearly every
@@ -35,6 +36,7 @@ package final class ZMQSocket {
     /// ROUTER interleaves two shapes, client requests and worker replies. Confined to the
     /// socket's thread like `handle`, changed in place only.
     @exclusivity(unchecked) private var recentFrames = [[UInt8]](repeating: [], count: 2 * ZMQSocket.recentPositions)
+    @exclusivity(unchecked) private var recentLast: UInt16 = 0
     static let recentPositions = 8
     static let recentMaxSize = 32
 
@@ -297,17 +299,20 @@ package final class ZMQSocket {
 
     /// The frame at `position` of a message this socket received, as an array: a small frame
     /// with the bytes of one of the last two at that position is that array again
-    /// (`recentFrames`).
+    /// (`recentFrames`). The slot used last is asked first; otherwise the other one, which a
+    /// new array replaces when it does not match either, becomes the last used. A flag says
+    /// which: swapping the two arrays instead would cost a uniqueness check, a retain and a
+    /// release each time the kernel's ROUTER alternates a request and a reply.
     package func frame(_ bytes: UnsafeRawBufferPointer, at position: Int) -> [UInt8] {
         guard !bytes.isEmpty else { return [] }
         guard bytes.count <= Self.recentMaxSize, position < Self.recentPositions else { return Array(bytes) }
-        let newer = 2 * position
-        if !recentFrames[newer].hasSameBytes(as: bytes) {
-            // The older slot takes the newer's place either way; a match there is reused.
-            recentFrames.swapAt(newer, newer + 1)
-            if !recentFrames[newer].hasSameBytes(as: bytes) { recentFrames[newer] = Array(bytes) }
-        }
-        return recentFrames[newer]
+        let bit = UInt16(1) << position
+        let last = 2 * position + (recentLast & bit == 0 ? 0 : 1)
+        if recentFrames[last].hasSameBytes(as: bytes) { return recentFrames[last] }
+        let other = last ^ 1
+        recentLast ^= bit
+        if !recentFrames[other].hasSameBytes(as: bytes) { recentFrames[other] = Array(bytes) }
+        return recentFrames[other]
     }
 
     /// Whether a message can be read now (`ZMQ_EVENTS & ZMQ_POLLIN`).
