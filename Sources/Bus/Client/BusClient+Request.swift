@@ -29,7 +29,8 @@ extension BusClient {
     ) async throws(BusError) -> ReplyBody {
         try checkSize(payload, what: "request to \(service).\(method)")
         // A cancellation handler installed in a cancelled task runs before the request is
-        // queued, so its cancel would find nothing to cancel.
+        // queued, so its cancel would find nothing to cancel; a task already cancelled sends
+        // nothing.
         if Task.isCancelled { throw .cancelled }
         let timeout = timeout ?? options.requestTimeout
         let timeoutMs = timeout.wholeMilliseconds
@@ -61,7 +62,14 @@ extension BusClient {
                         continuation.resume(returning: .failed(.zmq(error)))
                     }
                 }
-                if !accepted { continuation.resume(returning: .failed(.closed)) }
+                if !accepted {
+                    continuation.resume(returning: .failed(.closed))
+                } else if Task.isCancelled {
+                    // Cancelled since the check above: the handler's cancel may have been queued
+                    // before the send, and found nothing. This one comes after it (a second
+                    // cancel finds nothing and does nothing).
+                    io.submit { loop in (try? loop.requesterHandler())?.cancel(id: id) }
+                }
             }
         } onCancel: {
             io.submit { loop in (try? loop.requesterHandler())?.cancel(id: id) }
