@@ -87,7 +87,7 @@ public struct Broker {
     // the same field runs: none is passed `inout`, and the closures of the mutating calls on
     // them (`removeAll(where:)`) read other things. So the run-time exclusivity checks of the
     // fields requests read and change (about a dozen accesses per request, 1.3 k of the kernel
-    // thread's 35 k instructions per request) can never fire, and they are turned off.
+    // thread's instructions per request) can never fire, and they are turned off.
     final class Worker {
         let identity: [UInt8]
         let service: String

@@ -58,7 +58,8 @@ package protocol PolledHandler: AnyObject {
 package final class PollLoop<Owner: AnyObject> {
     // The loop is used by its one thread. A handler it calls may add or remove handlers, which
     // changes `handlers`, `calls` and `dirty`; no access to those is open then (the turn calls
-    // handlers over copies of its lists, and reads `dirty` only between calls). The accesses
+    // handlers over copies of its lists, or over `polled`, which only `rebuild` changes, and
+    // reads `dirty` only between calls). The accesses
     // that last a call (the poller's `poll`, `add` and `watchReadable`) call only libzmq and the
     // sockets, never a handler. So the run-time exclusivity checks of these fields, read and
     // changed every turn, can never fire, and they are turned off.

@@ -36,7 +36,10 @@ package final class ZMQSocket {
     /// ROUTER interleaves two shapes, client requests and worker replies. Confined to the
     /// socket's thread like `handle`, changed in place only.
     @exclusivity(unchecked) private var recentFrames = [[UInt8]](repeating: [], count: 2 * ZMQSocket.recentPositions)
+    /// Bit `position`: which of the two `recentFrames` slots at `position` was used last
+    /// (0: `2 * position`, 1: `2 * position + 1`).
     @exclusivity(unchecked) private var recentLast: UInt16 = 0
+    /// At most 16: one bit of `recentLast` each.
     static let recentPositions = 8
     static let recentMaxSize = 32
 
