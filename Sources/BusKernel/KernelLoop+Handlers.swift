@@ -13,7 +13,7 @@ extension KernelLoop {
         guard let sockets else { return }
         let current = sockets.handlers
         func handler(_ socket: ZMQSocket, _ make: (ZMQSocket) -> any PollHandler<KernelLoop>) -> any PollHandler<KernelLoop> {
-            current.first { $0.socket === socket } ?? make(socket)
+            (current.first { $0.socket === socket } as? any PollHandler<KernelLoop>) ?? make(socket)
         }
         sockets.removeAll()
         if let zap = guardian?.zap { sockets.add(handler(zap, ZAPHandler.init)) }

@@ -57,15 +57,13 @@ package protocol PolledHandler: AnyObject {
 /// and the loop goes on.
 package final class PollLoop<Owner: AnyObject> {
     // The loop is used by its one thread. A handler it calls may add or remove handlers, which
-    // changes `handlers`, `calls` and `dirty`; no access to those is open then (the turn calls
-    // handlers over copies of its lists, or over `polled`, which only `rebuild` changes, and
-    // reads `dirty` only between calls). The accesses
-    // that last a call (the poller's `poll`, `add` and `watchReadable`) call only libzmq and the
-    // sockets, never a handler. So the run-time exclusivity checks of these fields, read and
-    // changed every turn, can never fire, and they are turned off.
-    @exclusivity(unchecked) package private(set) var handlers: [any PollHandler<Owner>] = []
-    /// ``handlers`` as the loop calls them.
-    @exclusivity(unchecked) private var calls: [any PolledHandler] = []
+    // changes `handlers` and `dirty`; no access to those is open then (the turn calls handlers
+    // over `polled`, which only `rebuild` changes, and reads `dirty` only between calls). The
+    // accesses that last a call (the poller's `poll`, `add` and `watchReadable`) call only
+    // libzmq and the sockets, never a handler. So the run-time exclusivity checks of these
+    // fields, read and changed every turn, can never fire, and they are turned off.
+    /// The handlers, in the order they were added; each is a `PollHandler<Owner>` (``add(_:)``).
+    @exclusivity(unchecked) package private(set) var handlers: [any PolledHandler] = []
     private let wakeFD: Int32?
     private let longestWait: Int64
     private let logger: Logger
@@ -93,7 +91,6 @@ package final class PollLoop<Owner: AnyObject> {
     package func add(_ handler: any PollHandler<Owner>) {
         guard !handlers.contains(where: { $0 === handler }) else { return }
         handlers.append(handler)
-        calls.append(handler)
         dirty = true
     }
 
@@ -101,13 +98,11 @@ package final class PollLoop<Owner: AnyObject> {
     package func remove(_ handler: AnyObject) {
         guard let index = handlers.firstIndex(where: { $0 === handler }) else { return }
         handlers.remove(at: index)
-        calls.remove(at: index)
         dirty = true
     }
 
     package func removeAll() {
         handlers.removeAll()
-        calls.removeAll()
         dirty = true
     }
 
@@ -122,15 +117,15 @@ package final class PollLoop<Owner: AnyObject> {
         if dirty { rebuild() }
         let now = MonotonicTime.now
         var next = now.advanced(by: longestWait)
-        // Ticks run over a copy of the list: a tick may add or remove handlers. The lists the
-        // turn reads hold `any PolledHandler`, whose type does not depend on `Owner`, and the
-        // owner goes to the handlers as `AnyObject`: this class is generic and not specialized
-        // across modules, so a list whose element type depends on `Owner` would have its
-        // metadata looked up at run time on every read.
+        // Ticks and reads run over the poll set as it was built: a handler may add or remove
+        // handlers, which changes the set only at the next `rebuild`. The lists hold
+        // `any PolledHandler`, whose type does not depend on `Owner`, and the owner goes to the
+        // handlers as `AnyObject`: this class is generic and not specialized across modules, so
+        // a list whose element type depends on `Owner` would have its metadata looked up at run
+        // time on every read.
         let owner = owner as AnyObject
-        let ticked = polled
-        for index in 0..<ticked.count {
-            let handler = ticked[index]
+        for index in 0..<polled.count {
+            let handler = polled[index]
             guard isCurrent(handler) else { continue }
             if let wanted = handler.tick(owner: owner, now: now), wanted < next { next = wanted }
         }
@@ -161,9 +156,8 @@ package final class PollLoop<Owner: AnyObject> {
             return false
         }
         let woken = wakeFD != nil && poller.isReadable(0)
-        let ready = polled
-        for index in 0..<ready.count {
-            let handler = ready[index]
+        for index in 0..<polled.count {
+            let handler = polled[index]
             if poller.isReadable(first + index) {
                 // Found ready but not read: asked again, whoever polls the socket next.
                 if isCurrent(handler) { handler.readable(owner: owner) } else { polledSockets[index].needsEventCheck = true }
@@ -177,14 +171,14 @@ package final class PollLoop<Owner: AnyObject> {
     /// removed it, and may have closed its socket): it is not called again.
     @inline(__always)
     private func isCurrent(_ handler: any PolledHandler) -> Bool {
-        !dirty || calls.contains { $0 === handler }
+        !dirty || handlers.contains { $0 === handler }
     }
 
     private func rebuild() {
         let previous = (handlers: polled, sockets: polledSockets, watching: watching)
         poller.removeAll()
         if let wakeFD { poller.add(fd: wakeFD) }
-        polled = calls
+        polled = handlers
         polledSockets.removeAll(keepingCapacity: true)
         watching.removeAll(keepingCapacity: true)
         for handler in polled {
