@@ -27,12 +27,12 @@ package final class ZMQSocket {
     /// clear it; anything else that reaches libzmq sets it.
     @exclusivity(unchecked) package var needsEventCheck = true
     /// The last two different small frames ``receive(dontWait:property:)`` read at each of a
-    /// message's first positions (slots `2 * position` and `2 * position + 1`; bit `position`
-    /// of `recentLast` says which of the two was used last). A
-    /// frame with the same bytes at the same position is handed out as that array again instead
-    /// of a new one: on a request-plane socket the 7/MDP headers (`MDPC01`, `MDPW01`, the
-    /// command byte), a busy peer's routing id and a service's name repeat on nearly every
-    /// message, and each was an allocation and a free. Two per position because the kernel's
+    /// message's first positions (slots `2 * position` and `2 * position + 1`; `recentLast`
+    /// says which of the two was used last). A frame with the same bytes at the same position is
+    /// handed out as that array again instead of a new one: on a request-plane socket the
+    /// 7/MDP headers (`MDPC01`, `MDPW01`, the command byte), a busy peer's routing id and a
+    /// service's name repeat on nearly every message, and each would be an allocation and a
+    /// free. Two per position because the kernel's
     /// ROUTER interleaves two shapes, client requests and worker replies. Confined to the
     /// socket's thread like `handle`, changed in place only.
     @exclusivity(unchecked) private var recentFrames = [[UInt8]](repeating: [], count: 2 * ZMQSocket.recentPositions)

@@ -46,6 +46,7 @@ extension BusClient {
         let request = RequestBody(method: method, meta: meta, payload: payload)
         let deadline = MonotonicTime.now + timeout
         let io = self.io
+        @Sendable func cancel() { io.submit { loop in (try? loop.requesterHandler())?.cancel(id: id) } }
         // Resumed exactly once: the I/O thread runs every operation it accepted (it stops only
         // after the queued ones), and the requester calls each request's completion once, when
         // it takes the request out (reply, timeout, cancel, failure or close). Unchecked: the
@@ -68,11 +69,11 @@ extension BusClient {
                     // Cancelled since the check above: the handler's cancel may have been queued
                     // before the send, and found nothing. This one comes after it (a second
                     // cancel finds nothing and does nothing).
-                    io.submit { loop in (try? loop.requesterHandler())?.cancel(id: id) }
+                    cancel()
                 }
             }
         } onCancel: {
-            io.submit { loop in (try? loop.requesterHandler())?.cancel(id: id) }
+            cancel()
         }
         let seconds = Double(timeoutMs) / 1000
         switch outcome {
