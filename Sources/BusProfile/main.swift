@@ -1,12 +1,13 @@
 // A driver for instruction-counting profilers (valgrind's callgrind): the kernel, an echo
 // service and a caller in one process, the caller making a given number of calls one at a time
-// (as `busctl bench reqrep`'s "p50 one at a time", `--executor io-thread`). Its entry point is
+// (as `busctl bench reqrep`'s "p50 one at a time", `--executor io-thread`), or with
+// `--in-flight K` from K tasks at once (as its "K in flight"). Its entry point is
 // synchronous: valgrind 3.19 dies while an async `main` parks its main thread in libdispatch,
 // and this one waits on a semaphore instead. `scripts/instructions-per-request` runs it twice
 // with different call counts and divides the difference of each thread's instructions by the
 // difference of the calls, which leaves out the start and the end.
 //
-//   BusProfile reqrep --calls N [--size BYTES]
+//   BusProfile reqrep --calls N [--size BYTES] [--in-flight K]
 //
 // Prints {"calls":N} on success. Exit status 0, 64 on a usage error, 1 when the run fails.
 import Bus
@@ -18,23 +19,34 @@ import Foundation
 struct Usage: Error, CustomStringConvertible { let description: String }
 struct Failure: Error, CustomStringConvertible { let description: String }
 
-func parse(_ arguments: [String]) throws -> (calls: Int, size: Int) {
-    guard arguments.first == "reqrep" else { throw Usage(description: "the first argument must be reqrep") }
-    var calls: Int?
+struct Options {
+    var calls = 0
     var size = 64
+    var inFlight = 1
+}
+
+func parse(_ arguments: [String]) throws -> Options {
+    guard arguments.first == "reqrep" else { throw Usage(description: "the first argument must be reqrep") }
+    var options = Options()
     var rest = arguments.dropFirst()
     while let flag = rest.popFirst() {
-        guard flag == "--calls" || flag == "--size" else { throw Usage(description: "unknown option \(flag)") }
+        guard ["--calls", "--size", "--in-flight"].contains(flag) else { throw Usage(description: "unknown option \(flag)") }
         guard let value = rest.popFirst(), let number = Int(value), number > 0 else {
             throw Usage(description: "\(flag) needs a positive number")
         }
-        if flag == "--calls" { calls = number } else { size = number }
+        switch flag {
+        case "--calls": options.calls = number
+        case "--size": options.size = number
+        default: options.inFlight = number
+        }
     }
-    guard let calls else { throw Usage(description: "--calls is required") }
-    return (calls, size)
+    guard options.calls > 0 else { throw Usage(description: "--calls is required") }
+    guard options.calls % options.inFlight == 0 else { throw Usage(description: "--calls must be a multiple of --in-flight") }
+    return options
 }
 
-func run(calls: Int, size: Int) async throws {
+func run(_ options: Options) async throws {
+    let (calls, size, inFlight) = (options.calls, options.size, options.inFlight)
     guard let base = FreePorts.kernelBase() else { throw Failure(description: "no three free ports on 127.0.0.1") }
     let endpoints = try Endpoints(kernel: "tcp://127.0.0.1:\(base)")
     let kernel = Kernel(config: KernelConfig(endpoints: endpoints), logger: Logger(label: "kernel", level: .error))
@@ -57,9 +69,16 @@ func run(calls: Int, size: Int) async throws {
         while (try? await caller.call("profilesvc", "echo", payload: payload, timeout: .seconds(5)))?.status != 200 {
             guard ContinuousClock.now < deadline else { throw Failure(description: "the echo service did not register within 60 s") }
         }
-        for _ in 0..<calls {
-            let reply = try await caller.call("profilesvc", "echo", payload: payload, timeout: .seconds(30))
-            guard reply.status == 200 else { throw Failure(description: "a call failed with status \(reply.status)") }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<inFlight {
+                group.addTask(executorPreference: caller.taskExecutor) {
+                    for _ in 0..<calls / inFlight {
+                        let reply = try await caller.call("profilesvc", "echo", payload: payload, timeout: .seconds(30))
+                        guard reply.status == 200 else { throw Failure(description: "a call failed with status \(reply.status)") }
+                    }
+                }
+            }
+            try await group.waitForAll()
         }
     }.value
     await handle.drain(timeout: .milliseconds(200))
@@ -67,11 +86,11 @@ func run(calls: Int, size: Int) async throws {
     await caller.close()
 }
 
-let options: (calls: Int, size: Int)
+let options: Options
 do {
     options = try parse(Array(CommandLine.arguments.dropFirst()))
 } catch {
-    FileHandle.standardError.write(Data("BusProfile: \(error)\nusage: BusProfile reqrep --calls N [--size BYTES]\n".utf8))
+    FileHandle.standardError.write(Data("BusProfile: \(error)\nusage: BusProfile reqrep --calls N [--size BYTES] [--in-flight K]\n".utf8))
     exit(64)
 }
 let outcome = Locked<Result<Void, any Error>?>(nil)
@@ -79,7 +98,7 @@ let done = DispatchSemaphore(value: 0)
 // Detached: top-level code runs on the main actor, whose thread waits on the semaphore below.
 Task.detached {
     do {
-        try await run(calls: options.calls, size: options.size)
+        try await run(options)
         outcome.withLock { $0 = .success(()) }
     } catch {
         outcome.withLock { $0 = .failure(error) }
