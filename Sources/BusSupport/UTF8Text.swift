@@ -23,3 +23,22 @@ package enum UTF8Text {
         bytes.withUnsafeBufferPointer { string($0) }
     }
 }
+
+/// The text of the bytes read last, handed out again while the same bytes repeat: a name read
+/// from every message (a method, a caller, a worker instance) is nearly always the one before,
+/// and comparing bytes costs less than validating them and making the string.
+package struct RecentText {
+    private var bytes: [UInt8] = []
+    private var text = ""
+
+    package init() {}
+
+    /// The text of `bytes`, or nil when they are not valid UTF-8.
+    package mutating func string(_ bytes: UnsafeRawBufferPointer) -> String? {
+        if self.bytes.hasSameBytes(as: bytes) { return text }
+        guard let made = UTF8Text.string(bytes.assumingMemoryBound(to: UInt8.self)) else { return nil }
+        self.bytes = Array(bytes)
+        text = made
+        return made
+    }
+}

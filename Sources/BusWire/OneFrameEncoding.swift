@@ -30,6 +30,21 @@ package struct OneFrameEncoding: Sendable {
             meta: binary.map(OneFrameBody.Meta.binary) ?? .bytes(body.meta.json()), payload: body.payload)
     }
 
+    /// A request whose binary meta carries `id` (its meta's own `id` is not read): nil when it
+    /// does not fit the one-frame form with binary meta (see ``RequestMeta``'s binary fields).
+    package init?(_ body: RequestBody, binaryID id: UInt64) {
+        let methodCount = body.method.utf8.count
+        guard methodCount <= 255, let binary = body.meta.binaryFields(id: id) else { return nil }
+        self.init(head: .method(body.method, count: methodCount), headCount: 1 + methodCount, meta: .binary(binary), payload: body.payload)
+    }
+
+    /// A reply whose binary meta carries `id` (its meta's own `id` is not read): nil when it
+    /// does not fit the one-frame form.
+    package init?(_ body: ReplyBody, binaryID id: UInt64) {
+        guard (100...999).contains(body.status), let binary = body.meta.binaryFields(id: id) else { return nil }
+        self.init(head: .status(body.status), headCount: 2, meta: .binary(binary), payload: body.payload)
+    }
+
     /// Nil when the reply does not fit the one-frame form (a status outside 100-999, a meta
     /// over 65 535): ``ReplyBody/encode(oneFrame:binaryMeta:)`` then gives its three frames.
     package init?(_ body: ReplyBody, binaryMeta: Bool) {
@@ -196,21 +211,36 @@ extension MDP {
 
 extension RequestBody {
     /// A request body in the one-frame form read where it was received: method and meta in
-    /// place, only the payload copied out, and whether its meta is binary (its reply's then is
-    /// too). Nil for any other body, or one that does not read cleanly: the general
-    /// ``decode(_:from:)`` then decides (and says what is wrong).
-    package static func decodeOneFrame(_ frame: UnsafeRawBufferPointer) -> (body: RequestBody, binaryMeta: Bool)? {
+    /// place, only the payload copied out, and the id of its binary meta (nil: its meta is
+    /// JSON; a reply to it takes the same form). Nil for any other body, or one that does not
+    /// read cleanly: the general ``decode(_:from:)`` then decides (and says what is wrong).
+    package static func decodeOneFrame(_ frame: UnsafeRawBufferPointer) -> (body: RequestBody, binaryID: UInt64?)? {
+        var texts = Texts()
+        return decodeOneFrame(frame, texts: &texts)
+    }
+
+    /// The method and caller of the requests read last (``decodeOneFrame(_:texts:)``).
+    package struct Texts {
+        var method = RecentText()
+        var caller = RecentText()
+        package init() {}
+    }
+
+    /// ``decodeOneFrame(_:)`` that takes the method's and the caller's strings from `texts` while
+    /// their bytes are those of the request read before (a worker keeps one for its requests).
+    package static func decodeOneFrame(_ frame: UnsafeRawBufferPointer, texts: inout Texts) -> (body: RequestBody, binaryID: UInt64?)? {
         // [marker][u8 n][method][u16 meta length][meta][payload]
         guard frame.count >= 4, frame[0] == OneFrameBody.marker else { return nil }
         let methodEnd = 2 + Int(frame[1])
         guard methodEnd > 2, frame.count >= methodEnd + 2 else { return nil }
         let metaStart = methodEnd + 2
         let metaEnd = metaStart + (Int(frame[methodEnd]) << 8 | Int(frame[methodEnd + 1]))
-        guard frame.count >= metaEnd,
-            let method = UTF8Text.string(UnsafeRawBufferPointer(rebasing: frame[2..<methodEnd]).assumingMemoryBound(to: UInt8.self))
-        else { return nil }
+        guard frame.count >= metaEnd, let method = texts.method.string(UnsafeRawBufferPointer(rebasing: frame[2..<methodEnd])) else {
+            return nil
+        }
         let metaBytes = UnsafeRawBufferPointer(rebasing: frame[metaStart..<metaEnd])
         var meta = RequestMeta()
+        var binaryID: UInt64?
         if metaBytes.first == BinaryMeta.tag {
             // tag, u64 id, u32 timeout_ms (0: none), u8 n, n bytes caller
             guard metaBytes.count >= 14, metaBytes.count == 14 + Int(metaBytes[13]) else { return nil }
@@ -219,16 +249,16 @@ extension RequestBody {
             var timeout: UInt32 = 0
             for i in 9...12 { timeout = timeout << 8 | UInt32(metaBytes[i]) }
             meta.id = String(id)
+            binaryID = id
             meta.timeoutMs = timeout == 0 ? nil : Int(timeout)
             if metaBytes.count > 14 {
-                guard let caller = UTF8Text.string(UnsafeRawBufferPointer(rebasing: metaBytes[14...]).assumingMemoryBound(to: UInt8.self))
-                else { return nil }
+                guard let caller = texts.caller.string(UnsafeRawBufferPointer(rebasing: metaBytes[14...])) else { return nil }
                 meta.caller = caller
             }
         } else if !metaBytes.isEmpty {
             guard let parsed = RequestMeta.parse(Array(metaBytes)) else { return nil }
             meta = parsed
         }
-        return (RequestBody(method: method, meta: meta, payload: Array(frame[metaEnd...])), metaBytes.first == BinaryMeta.tag)
+        return (RequestBody(method: method, meta: meta, payload: Array(frame[metaEnd...])), binaryID)
     }
 }

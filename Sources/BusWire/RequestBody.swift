@@ -615,7 +615,14 @@ extension RequestMeta {
     /// This meta as ``BinaryMeta``; nil when it holds what that cannot (a trace or correlation
     /// id, an id that is not a decimal number, a caller over 255 bytes, a timeout out of range).
     func binaryFields() -> BinaryMeta.Fields? {
-        guard traceID == nil, correlationID == nil, let id = id.flatMap(BinaryMeta.number) else { return nil }
+        guard let id = id.flatMap(BinaryMeta.number) else { return nil }
+        return binaryFields(id: id)
+    }
+
+    /// The binary fields with `id` as the id, whatever the meta's own: nil when a field binary
+    /// meta cannot carry is set.
+    func binaryFields(id: UInt64) -> BinaryMeta.Fields? {
+        guard traceID == nil, correlationID == nil else { return nil }
         // 0 means "none" in binary meta: a timeout of 0 ms (meaningless, but sent) stays JSON.
         let timeout = timeoutMs ?? 0
         guard timeoutMs != 0, timeout >= 0, timeout <= Int(UInt32.max) else { return nil }
@@ -655,6 +662,12 @@ extension ReplyMeta {
     /// `from` is over 255 bytes. An elapsed time over `UInt32.max - 1` µs is sent as that.
     func binaryFields() -> BinaryMeta.Fields? {
         guard let id = id.flatMap(BinaryMeta.number) else { return nil }
+        return binaryFields(id: id)
+    }
+
+    /// The binary fields with `id` as the id, whatever the meta's own: nil when `from` is over
+    /// 255 bytes.
+    func binaryFields(id: UInt64) -> BinaryMeta.Fields? {
         let elapsed = elapsedMicros.map { min(UInt32(clamping: $0), BinaryMeta.noElapsed - 1) } ?? BinaryMeta.noElapsed
         return BinaryMeta.Fields(id: id, value: elapsed, text: from)
     }

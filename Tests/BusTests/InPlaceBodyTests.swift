@@ -45,9 +45,11 @@ struct InPlaceBodyTests {
             for binaryMeta in [false, true] {
                 let frame = body.encode(oneFrame: true, binaryMeta: binaryMeta)[0]
                 let decoded = frame.withUnsafeBytes { RequestBody.decodeOneFrame($0) }
-                let hasBinary = try #require(decoded).binaryMeta
+                let binaryID = try #require(decoded).binaryID
+                let hasBinary = binaryID != nil
                 #expect(decoded?.body == (try RequestBody.decode([frame])))
                 #expect(hasBinary == (binaryMeta && body.meta.binaryFields() != nil))
+                if hasBinary { #expect(binaryID == body.meta.id.flatMap(BinaryMeta.number)) }
                 // The reply to it takes the same form as `encode(answering:)` gives.
                 let reply = ReplyBody(status: 200, meta: ReplyMeta(id: body.meta.id, from: "w"), payload: [7])
                 #expect(reply.encode(oneFrame: true, binaryMeta: hasBinary) == reply.encode(answering: [frame]))

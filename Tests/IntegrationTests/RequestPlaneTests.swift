@@ -21,6 +21,26 @@ struct RequestPlaneTests {
         }
     }
 
+    /// A call with a trace id (which binary meta cannot carry) goes with JSON meta, its request
+    /// number written as the id's text; it is matched by that number, beside calls in binary meta.
+    @Test func callWithJSONMeta_isMatchedByItsNumber_besideBinaryMetaCalls() async throws {
+        try await Harness.with { h in
+            try await h.startTestService()
+            let bus = h.client()
+            let replies = try await withThrowingTaskGroup(of: (Int, ReplyBody).self) { group in
+                for k in 1...32 {
+                    let meta = k.isMultiple(of: 2) ? RequestMeta(traceID: "trace-\(k)") : RequestMeta()
+                    group.addTask { (k, try await bus.call("testsvc", "echo", payload: Array("\(k)".utf8), timeout: .seconds(10), meta: meta)) }
+                }
+                return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+            for k in 1...32 {
+                #expect(replies[k]?.payload == Array("\(k)".utf8), "call \(k)")
+                #expect(replies[k]?.meta.id.flatMap { UInt64($0) } != nil, "call \(k) has its number as its id")
+            }
+        }
+    }
+
     /// Replies are matched by the client's own request numbers (sent as binary meta) and by the
     /// ids callers gave (sent as JSON): a caller's id that spells one of those numbers still gets
     /// its own reply, and so does the numbered request answered while it waits.

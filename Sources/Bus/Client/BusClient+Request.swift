@@ -32,19 +32,20 @@ extension BusClient {
         // queued, so its cancel would find nothing to cancel; a task already cancelled sends
         // nothing.
         if Task.isCancelled { throw .cancelled }
-        let timeout = timeout ?? options.requestTimeout
-        let timeoutMs = timeout.wholeMilliseconds
+        // One conversion of the Duration (each divides a 128-bit count of attoseconds).
+        let timeoutNanos = (timeout ?? options.requestTimeout).nanosecondsClamped
+        let timeoutMs = timeoutNanos / 1_000_000
         var meta = meta
-        // Replies are matched by a number per request; the caller's own id, if it gave one, goes
-        // on the wire instead (and the meta as JSON).
+        // Replies are matched by a number per request, which the requester writes as the id
+        // (binary, or as text in JSON meta); the caller's own id, if it gave one, goes on the
+        // wire instead (and the meta as JSON).
         let id = UInt64(nextID())
         let customID = meta.id
-        meta.id = customID ?? String(id)
         meta.timeoutMs = meta.timeoutMs ?? Int(timeoutMs)
         meta.caller = meta.caller ?? options.name
         // Encoded on the I/O thread, straight into the message it sends.
         let request = RequestBody(method: method, meta: meta, payload: payload)
-        let deadline = MonotonicTime.now + timeout
+        let deadline = MonotonicTime.now.advanced(by: timeoutNanos)
         let io = self.io
         @Sendable func cancel() { io.submit { loop in (try? loop.requesterHandler())?.cancel(id: id) } }
         // Resumed exactly once: the I/O thread runs every operation it accepted (it stops only

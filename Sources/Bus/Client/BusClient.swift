@@ -11,6 +11,8 @@ public final class BusClient: Sendable {
     public let options: BusOptions
     let io: IOThread
     private let state = Locked(State())
+    /// The last number handed out by ``nextID()``.
+    private let lastID = Atomic<Int>(0)
 
     struct State {
         /// Per published topic: the last sequence number and the topic's bytes (the event's
@@ -21,7 +23,6 @@ public final class BusClient: Sendable {
         var lastTopic: (topic: String, index: Dictionary<String, (seq: UInt64, bytes: [UInt8])>.Index)?
         /// Topics whose retained publishes carry the `provisional` flag (see ``restore(_:as:deadline:service:)``).
         var provisional: Set<String> = []
-        var nextID = 0
         var closed = false
         /// The last encoded meta string fields (source and instance are this client's; the
         /// rest are per publish, and nearly always the same from one event to the next).
@@ -61,11 +62,9 @@ public final class BusClient: Sendable {
         await io.stop()
     }
 
+    /// A number no other call of this client got (requests, subscriptions): from 1 up.
     func nextID() -> Int {
-        state.withLock { s in
-            s.nextID += 1
-            return s.nextID
-        }
+        lastID.add(1, ordering: .relaxed).newValue
     }
 
     // MARK: publish

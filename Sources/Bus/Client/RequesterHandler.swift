@@ -40,7 +40,9 @@ final class RequesterHandler: IOHandler {
     private let watch: MonitorHandler
     /// Replies are received into these and read in place.
     private let parts: ZMQParts
-    private var lastFrom: (bytes: [UInt8], name: String) = ([], "")
+    /// The `from` of the last reply in binary meta (a caller's replies mostly come from one
+    /// worker instance, whose name is longer than a string holds without an allocation).
+    private var lastFrom = RecentText()
     private var pending: [UInt64: Pending] = [:]
     /// The number of each pending request sent with the caller's own id.
     private var customIDs: [String: UInt64] = [:]
@@ -72,7 +74,7 @@ final class RequesterHandler: IOHandler {
         if unsent.isEmpty, isConnected {
             // Nothing waits before it: straight to libzmq, without going through `unsent`.
             do {
-                sent = try Self.send(request, binaryMeta: binaryMeta, service: service, on: socket)
+                sent = try Self.send(request, id: id, binaryMeta: binaryMeta, service: service, on: socket)
             } catch {
                 completion(.failed(.zmq(error)))
                 return
@@ -90,8 +92,15 @@ final class RequesterHandler: IOHandler {
     }
 
     /// Sends a request in the one-frame form, written straight into its message (the three
-    /// frames when it does not fit that form); false when the socket would block.
-    private static func send(_ request: RequestBody, binaryMeta: Bool, service: String, on socket: ZMQSocket) throws(ZMQError) -> Bool {
+    /// frames when it does not fit that form); false when the socket would block. Without an
+    /// id of the caller's own (`request.meta.id` nil), `id` is the request's id: binary in
+    /// binary meta, its decimal text in JSON meta (made only then).
+    private static func send(_ request: RequestBody, id: UInt64, binaryMeta: Bool, service: String, on socket: ZMQSocket) throws(ZMQError) -> Bool {
+        if binaryMeta, let encoding = OneFrameEncoding(request, binaryID: id) {
+            return try MDP.sendClientRequest(service: service, body: encoding, on: socket)
+        }
+        var request = request
+        if request.meta.id == nil { request.meta.id = String(id) }
         if let encoding = OneFrameEncoding(request, binaryMeta: binaryMeta) {
             return try MDP.sendClientRequest(service: service, body: encoding, on: socket)
         }
@@ -135,7 +144,7 @@ final class RequesterHandler: IOHandler {
             }
             do {
                 let waiting = pending.values[index]
-                guard try Self.send(request, binaryMeta: waiting.binaryMeta, service: waiting.service, on: socket) else { return }
+                guard try Self.send(request, id: id, binaryMeta: waiting.binaryMeta, service: waiting.service, on: socket) else { return }
             } catch {
                 let request = remove(at: index)
                 done += 1
@@ -155,7 +164,7 @@ final class RequesterHandler: IOHandler {
             // A bus worker's reply to a bus caller: `[""][MDPC01][service][one frame, binary
             // meta]`, read where libzmq received it.
             if count == 4, parts.size(0) == 0, MDP.client.hasSameBytes(as: parts.bytes(1)),
-                let (reply, number) = ReplyBody.decodeBinaryOneFrame(parts.bytes(3), name: replyFrom)
+                let (reply, number) = ReplyBody.decodeBinaryOneFrame(parts.bytes(3), name: { lastFrom.string($0) })
             {
                 if let index = pending.index(forKey: number), pending.values[index].customID == nil {
                     remove(at: index)?.completion(.reply(reply))
@@ -167,16 +176,6 @@ final class RequesterHandler: IOHandler {
             // the decoder ignores it).
             handle((0..<(count <= parts.capacity ? count : parts.capacity - 1)).map { Array(parts.bytes($0)) }, loop)
         }
-    }
-
-    /// The `from` of a reply in binary meta: the string made for the last reply when the bytes
-    /// are the same (a caller's replies mostly come from one worker instance, whose name is
-    /// longer than a string holds without an allocation of its own).
-    private func replyFrom(_ bytes: UnsafeRawBufferPointer) -> String? {
-        if lastFrom.bytes.hasSameBytes(as: bytes) { return lastFrom.name }
-        guard let name = UTF8Text.string(bytes.assumingMemoryBound(to: UInt8.self)) else { return nil }
-        lastFrom = (Array(bytes), name)
-        return name
     }
 
     /// Any other reply, as frames.

@@ -51,7 +51,9 @@ final class WorkerHandler: IOHandler {
     let answerNow: (@Sendable (inout WorkerRequest) -> ReplyEncoding?)?
     /// With `answerNow`: the same for a request in the one-frame form, decoded where it was
     /// received (the `Bool`: its meta is binary, and so the reply's).
-    let answerInPlace: (@Sendable (RequestBody, Bool, MonotonicTime) -> InPlaceAnswer)?
+    let answerInPlace: (@Sendable (RequestBody, UInt64?, MonotonicTime) -> InPlaceAnswer)?
+    /// The method and caller of the last request read in place.
+    private var texts = RequestBody.Texts()
     /// Messages are received into these; a one-frame request is read in place.
     private let parts: ZMQParts
     private var kernelDeadline: MonotonicTime
@@ -67,7 +69,7 @@ final class WorkerHandler: IOHandler {
     init(
         loop: IOLoop, service: String, metadata: [UInt8], heartbeat: Duration, liveness: Int,
         answerNow: (@Sendable (inout WorkerRequest) -> ReplyEncoding?)? = nil,
-        answerInPlace: (@Sendable (RequestBody, Bool, MonotonicTime) -> InPlaceAnswer)? = nil,
+        answerInPlace: (@Sendable (RequestBody, UInt64?, MonotonicTime) -> InPlaceAnswer)? = nil,
         sink: @escaping @Sendable (WorkerRequest) -> Void
     ) throws(ZMQError) {
         self.service = service
@@ -115,10 +117,10 @@ final class WorkerHandler: IOHandler {
             // libzmq received it.
             if count == 6, inFlight == 0, let answerInPlace, parts.size(0) == 0, parts.size(4) == 0,
                 MDP.worker.hasSameBytes(as: parts.bytes(1)), parts.size(2) == 1, parts.bytes(2)[0] == MDP.Command.request.rawValue,
-                let (body, binaryMeta) = RequestBody.decodeOneFrame(parts.bytes(5))
+                let (body, binaryID) = RequestBody.decodeOneFrame(parts.bytes(5), texts: &texts)
             {
                 let client = socket.frame(parts.bytes(3), at: 3)
-                switch answerInPlace(body, binaryMeta, now) {
+                switch answerInPlace(body, binaryID, now) {
                 case .reply(let reply):
                     send(loop, client: client, body: reply)
                 case .later(let prepared):

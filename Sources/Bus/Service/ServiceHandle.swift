@@ -90,14 +90,17 @@ public final class ServiceHandle: Sendable {
         return reply.encoding(answering: request.frames, from: request.bodyStart)
     }
 
-    /// ``answerNow(_:)`` for a one-frame request decoded in place (`binaryMeta`: its meta, and
-    /// so the reply's, is binary).
-    @Sendable private func answerInPlace(_ request: RequestBody, binaryMeta: Bool, received: MonotonicTime) -> InPlaceAnswer {
+    /// ``answerNow(_:)`` for a one-frame request decoded in place (`binaryID`: its meta, and
+    /// so the reply's, is binary, with this id).
+    @Sendable private func answerInPlace(_ request: RequestBody, binaryID: UInt64?, received: MonotonicTime) -> InPlaceAnswer {
         let prepared = service.prepare(request, received: received, instance: client.instance)
         guard let reply = service.runNow(prepared, instance: client.instance, logger: client.logger) else { return .later(prepared) }
         counters.withLock { $0.handled += 1 }
-        if let encoding = OneFrameEncoding(reply, binaryMeta: binaryMeta) { return .reply(.oneFrame(encoding)) }
-        return .reply(.frames(reply.encode(oneFrame: true, binaryMeta: binaryMeta)))
+        // The reply's meta has the request's id (`BusService` copies it): in binary meta it goes
+        // as the number it was read as, not parsed back from its text.
+        if let binaryID, let encoding = OneFrameEncoding(reply, binaryID: binaryID) { return .reply(.oneFrame(encoding)) }
+        if let encoding = OneFrameEncoding(reply, binaryMeta: binaryID != nil) { return .reply(.oneFrame(encoding)) }
+        return .reply(.frames(reply.encode(oneFrame: true, binaryMeta: binaryID != nil)))
     }
 
     /// Leaves the bus gracefully: each worker sends DISCONNECT, answers every request the
