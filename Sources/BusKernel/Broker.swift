@@ -138,6 +138,11 @@ public struct Broker {
     private let intervals: Intervals
     private(set) var workers: [[UInt8]: Worker] = [:]
     private(set) var services: [String: Service] = [:]
+    /// The worker and the service looked up last (a run of replies from one worker, of
+    /// requests to one service, needs no hashing of the identity or the name). Cleared when
+    /// that worker or service is removed.
+    private var lastWorker: Worker?
+    private var lastService: (name: String, record: Service)?
     private var nextHeartbeat: MonotonicTime?
 
     public init(config: Config = Config()) {
@@ -181,7 +186,7 @@ public struct Broker {
         case .reply(let sender, let client, let body):
             reply(sender: sender, client: client, body: body, now: now, into: &actions)
         case .heartbeat(let sender):
-            guard let worker = workers[sender] else {
+            guard let worker = worker(sender) else {
                 actions.append(.send(MDP.command(to: sender, .disconnect)))
                 return
             }
@@ -249,6 +254,7 @@ public struct Broker {
                 && service.stats.isIdle(now: now)
             {
                 services[name] = nil
+                if lastService?.name == name { lastService = nil }
             }
         }
     }
@@ -279,6 +285,9 @@ public struct Broker {
     /// Per client connection: its name and the counter of the edge it used last (a client
     /// usually calls the same service again: no edge hashed per request then).
     private var callers: [[UInt8]: Caller] = [:]
+    /// The connection that called last and its record (a run of requests from one connection
+    /// hashes its identity once).
+    private var lastCaller: (client: [UInt8], record: Caller)?
 
     final class CallCounter {
         var count = 0
@@ -294,13 +303,16 @@ public struct Broker {
     /// `caller` is asked only for a client connection not seen before.
     private mutating func noteCall(client: [UInt8], caller: () -> String?, service: String) {
         let record: Caller
-        if let known = callers[client] {
+        if let last = lastCaller, last.client == client {
+            record = last.record
+        } else if let known = callers[client] {
             record = known
         } else {
             record = Caller(name: caller() ?? "client-\(WorkerInfo.hex(client))")
             if callers.count > 10_000 { callers.removeAll() }
             callers[client] = record
         }
+        lastCaller = (client, record)
         if let counter = record.lastCounter, record.lastService == service {
             counter.count += 1
             return
@@ -403,7 +415,7 @@ public struct Broker {
     }
 
     private mutating func reply(sender: [UInt8], client: [UInt8], body: Frames, now: MonotonicTime, into actions: inout [Action]) {
-        guard let worker = workers[sender] else {
+        guard let worker = worker(sender) else {
             actions.append(.send(MDP.command(to: sender, .disconnect)))
             actions.append(.rejected(reason: "REPLY from unknown worker \(WorkerInfo.hex(sender))"))
             return
@@ -460,6 +472,7 @@ public struct Broker {
 
     private mutating func removeWorker(_ identity: [UInt8], now: MonotonicTime, reason: String, into actions: inout [Action]) {
         guard let worker = workers.removeValue(forKey: identity) else { return }
+        if lastWorker === worker { lastWorker = nil }
         worker.record.waiting.removeAll { $0 === worker }
         for inFlight in worker.inFlight {
             let reply = ReplyBody.error(
@@ -477,10 +490,23 @@ public struct Broker {
 
     /// The service's record, made when it is first named.
     private mutating func service(named name: String) -> Service {
-        if let record = services[name] { return record }
-        let record = Service()
-        services[name] = record
+        if let last = lastService, last.name == name { return last.record }
+        let record: Service
+        if let known = services[name] {
+            record = known
+        } else {
+            record = Service()
+            services[name] = record
+        }
+        lastService = (name, record)
         return record
+    }
+
+    /// The registered worker with this identity.
+    private mutating func worker(_ identity: [UInt8]) -> Worker? {
+        if let last = lastWorker, last.identity == identity { return last }
+        lastWorker = workers[identity]
+        return lastWorker
     }
 
     private func dispatch(_ service: Service, now: MonotonicTime, into actions: inout [Action]) {

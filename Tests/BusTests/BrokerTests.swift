@@ -212,6 +212,27 @@ struct BrokerTests {
         #expect(published(actions) == ["bus.service.down"])
     }
 
+    /// The broker remembers the worker and the service it looked up last: a worker that left
+    /// is not found again by its identity, and one registered again under the same identity is
+    /// the new registration (its service's record included).
+    @Test func workerThatLeft_isUnknown_evenRightAfterItsLastLookUp() {
+        var broker = Broker()
+        _ = broker.receive(ready(w1, "echo"), now: t0)
+        _ = broker.receive(request("echo", from: client), now: t0)
+        _ = broker.receive(reply(w1, to: client), now: t0)
+        _ = broker.receive([w1, [], MDP.worker, [MDP.Command.disconnect.rawValue]], now: t0)
+        let late = broker.receive(reply(w1, to: client), now: t0)
+        #expect(sends(late).contains { $0[0] == w1 && $0[3] == [MDP.Command.disconnect.rawValue] })
+        #expect(late.contains { if case .rejected = $0 { return true } else { return false } })
+        // Back under the same identity: requests reach it and its replies reach the caller.
+        _ = broker.receive(ready(w1, "echo"), now: t0 + .milliseconds(1))
+        let dispatched = sends(broker.receive(request("echo", from: client, id: "r2"), now: t0 + .milliseconds(2)))
+        #expect(dispatched.contains { $0[0] == w1 && $0[3] == [MDP.Command.request.rawValue] })
+        let answered = sends(broker.receive(reply(w1, to: client), now: t0 + .milliseconds(3)))
+        #expect(answered.contains { $0[0] == client && $0[2] == MDP.client })
+        #expect(broker.snapshot(now: t0 + .milliseconds(3)).first { $0.service == "echo" }?.instances.count == 1)
+    }
+
     @Test func snapshot_listsInstancesAndCounters() {
         var broker = Broker()
         _ = broker.receive(ready(w1, "echo", instance: "e1"), now: t0)
