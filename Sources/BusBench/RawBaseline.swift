@@ -197,6 +197,8 @@ public enum RawBaseline {
     /// payload puts after the empty delimiter: `[MDPC01][benchsvc][one-frame body]`, the body
     /// carrying the same binary meta (id, timeout, caller) as the bus's caller sends. Used to run
     /// the raw forwarder with the bus's 7/MDP frame shape: what libzmq alone does with them.
+    /// `scripts/instructions-per-request` builds the same bytes for its C side: change both
+    /// together.
     public static func mdpShapedRequest(size: Int) -> Frames {
         let meta = RequestMeta(id: "1000000", timeoutMs: 10_000, caller: "benchcaller")
         let body = RequestBody(method: "echo", meta: meta, payload: [UInt8](repeating: 0x61, count: size))

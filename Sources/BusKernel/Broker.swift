@@ -263,8 +263,8 @@ public struct Broker {
     ///
     /// `mutating` though it changes nothing: the kernel keeps the broker in a stored property of
     /// its loop (a class), where a non-mutating call copies the whole struct first (a retain and
-    /// a release of each of its tables), and its timer asks twice per loop turn (about 2 k
-    /// instructions per request one at a time). A mutating call runs on it in place.
+    /// a release of each of its tables), and its timer asks twice per loop turn. A mutating call
+    /// runs on it in place.
     public mutating func nextDeadline(now: MonotonicTime) -> MonotonicTime {
         var next = nextHeartbeat ?? now
         for worker in workers.values where worker.expiry < next { next = worker.expiry }

@@ -223,7 +223,7 @@ struct BrokerTests {
         _ = broker.receive([w1, [], MDP.worker, [MDP.Command.disconnect.rawValue]], now: t0)
         let late = broker.receive(reply(w1, to: client), now: t0)
         #expect(sends(late).contains { $0[0] == w1 && $0[3] == [MDP.Command.disconnect.rawValue] })
-        #expect(late.contains { if case .rejected = $0 { return true } else { return false } })
+        #expect(late.contains { if case .rejected(let reason) = $0 { return reason.contains("unknown worker") } else { return false } })
         // Back under the same identity: requests reach it and its replies reach the caller.
         _ = broker.receive(ready(w1, "echo"), now: t0 + .milliseconds(1))
         let dispatched = sends(broker.receive(request("echo", from: client, id: "r2"), now: t0 + .milliseconds(2)))
@@ -231,6 +231,23 @@ struct BrokerTests {
         let answered = sends(broker.receive(reply(w1, to: client), now: t0 + .milliseconds(3)))
         #expect(answered.contains { $0[0] == client && $0[2] == MDP.client })
         #expect(broker.snapshot(now: t0 + .milliseconds(3)).first { $0.service == "echo" }?.instances.count == 1)
+    }
+
+    /// A service record removed while idle is not found again through the broker's memory of the
+    /// service it looked up last: a request for it afterwards is queued in a new record, listed
+    /// and answered at its deadline.
+    @Test func serviceRemovedWhileIdle_isMadeAgainForItsNextRequest() {
+        var broker = Broker()
+        _ = broker.receive(request("ghost", from: client, timeoutMs: 1000), now: t0)
+        #expect(sends(broker.tick(now: t0 + .seconds(1))).contains { replyStatus($0)?.0 == 503 })
+        // Idle for five minutes: its record goes.
+        _ = broker.tick(now: t0 + .seconds(302))
+        #expect(broker.snapshot(now: t0 + .seconds(302)).isEmpty)
+        _ = broker.receive(request("ghost", from: client, id: "r2", timeoutMs: 1000), now: t0 + .seconds(303))
+        #expect(broker.snapshot(now: t0 + .seconds(303)).first { $0.service == "ghost" }?.queued == 1)
+        let answered = sends(broker.tick(now: t0 + .seconds(304))).filter { $0[0] == client }
+        #expect(answered.count == 1)
+        #expect(answered.first.flatMap(replyStatus)?.1 == "no_such_service")
     }
 
     @Test func snapshot_listsInstancesAndCounters() {

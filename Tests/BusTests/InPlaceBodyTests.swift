@@ -79,6 +79,55 @@ struct InPlaceBodyTests {
         #expect(inPlace(badJSON) == nil)
     }
 
+    /// A caller's request and a worker's reply with the request number handed over as a number
+    /// are the bytes of the same body with the number as its id's text, in binary meta; a body
+    /// that binary meta cannot carry has no such encoding.
+    @Test func bodies_writtenWithTheirNumber_areTheBytesOfTheNumberAsText() throws {
+        for number: UInt64 in [1, 42, 1_000_000, UInt64.max] {
+            var request = RequestBody(method: "echo", meta: RequestMeta(timeoutMs: 1000, caller: "c"), payload: [1, 2])
+            let byNumber = try #require(OneFrameEncoding(request, binaryID: number))
+            request.meta.id = String(number)
+            #expect(written(byNumber) == request.encode(oneFrame: true, binaryMeta: true)[0])
+            var reply = ReplyBody(status: 200, meta: ReplyMeta(from: "w", elapsedMicros: 7), payload: [3])
+            let replyByNumber = try #require(OneFrameEncoding(reply, binaryID: number))
+            reply.meta.id = String(number)
+            #expect(written(replyByNumber) == reply.encode(oneFrame: true, binaryMeta: true)[0])
+        }
+        #expect(OneFrameEncoding(RequestBody(method: "m", meta: RequestMeta(traceID: "t")), binaryID: 1) == nil)
+        #expect(OneFrameEncoding(ReplyBody(status: 200, meta: ReplyMeta(from: String(repeating: "f", count: 256))), binaryID: 1) == nil)
+    }
+
+    /// One worker's decoding state across requests: names repeat the last one's string only
+    /// while their bytes repeat; a request that does not read leaves the state as it was.
+    @Test func decodingWithRememberedNames_readsWhatAFreshDecodeReads() throws {
+        func frame(_ method: String, _ caller: String) -> [UInt8] {
+            RequestBody(method: method, meta: RequestMeta(id: "9", timeoutMs: 100, caller: caller), payload: [5]).encode(
+                oneFrame: true, binaryMeta: true)[0]
+        }
+        var badCaller = frame("echo", "c")
+        badCaller[badCaller.count - 2] = 0xFF
+        var texts = RequestBody.Texts()
+        for bytes in [frame("echo", "a"), frame("ping", "a"), frame("echo", "bb"), badCaller, frame("echo", "bb"), frame("", "")] {
+            let remembered = bytes.withUnsafeBytes { RequestBody.decodeOneFrame($0, texts: &texts) }
+            let fresh = bytes.withUnsafeBytes { RequestBody.decodeOneFrame($0) }
+            #expect(remembered?.body == fresh?.body)
+            #expect(remembered?.binaryID == fresh?.binaryID)
+        }
+        #expect(frame("echo", "c").withUnsafeBytes { RequestBody.decodeOneFrame($0, texts: &texts) }?.body.meta.caller == "c")
+    }
+
+    @Test func recentText_isTheTextOfTheseBytes_orNilWhenNotUTF8() {
+        var recent = RecentText()
+        func text(_ bytes: [UInt8]) -> String? { bytes.withUnsafeBytes { recent.string($0) } }
+        #expect(text([]) == "")
+        #expect(text(Array("ab".utf8)) == "ab")
+        #expect(text(Array("ab".utf8)) == "ab")
+        #expect(text([0x61, 0xFF]) == nil)
+        #expect(text(Array("ab".utf8)) == "ab")
+        #expect(text(Array("é".utf8)) == "é")
+        #expect(text([]) == "")
+    }
+
     @Test func request_thatDoesNotFitOneFrame_hasNoInPlaceEncoding() {
         let longMethod = RequestBody(method: String(repeating: "m", count: 256), meta: RequestMeta(id: "1"))
         #expect(OneFrameEncoding(longMethod, binaryMeta: true) == nil)

@@ -40,6 +40,37 @@ struct IOExecutorTests {
         }
     }
 
+    /// A service answering on its I/O thread reads requests in place: calls in binary meta (by
+    /// number) and in JSON meta (a trace id, or the caller's own id) are each answered in their
+    /// own form and matched to their caller.
+    @Test func ioThreadService_answersBinaryAndJSONMetaCalls_eachToItsCaller() async throws {
+        try await Harness.with { h in
+            let server = h.client(name: "fastsvc")
+            let service = BusService(name: "fastsvc", execution: .ioThread)
+            service.method("echo", raw: { $0.payload })
+            let handle = try server.serve(service)
+            let caller = h.client(name: "caller")
+            #expect(await eventually { ((try? await caller.services()) ?? []).contains { $0.service == "fastsvc" } })
+            let replies = try await withThrowingTaskGroup(of: (Int, ReplyBody).self) { group in
+                for k in 0..<60 {
+                    let meta =
+                        switch k % 3 {
+                        case 0: RequestMeta()
+                        case 1: RequestMeta(traceID: "trace-\(k)")
+                        default: RequestMeta(id: "own-\(k)")
+                        }
+                    group.addTask { (k, try await caller.call("fastsvc", "echo", payload: Array("\(k)".utf8), timeout: .seconds(10), meta: meta)) }
+                }
+                return try await group.reduce(into: [Int: ReplyBody]()) { $0[$1.0] = $1.1 }
+            }
+            for k in 0..<60 {
+                #expect(replies[k]?.payload == Array("\(k)".utf8), "call \(k)")
+                if k % 3 == 2 { #expect(replies[k]?.meta.id == "own-\(k)") } else { #expect(replies[k]?.meta.id.flatMap { UInt64($0) } != nil) }
+            }
+            await handle.drain()
+        }
+    }
+
     /// Handlers that never suspend answer as their request is read (no task per request), but
     /// not ahead of an earlier request still with an async handler: replies and handler runs
     /// keep arrival order.

@@ -99,9 +99,11 @@ final class RequesterHandler: IOHandler {
         if binaryMeta, let encoding = OneFrameEncoding(request, binaryID: id) {
             return try MDP.sendClientRequest(service: service, body: encoding, on: socket)
         }
+        // JSON meta (binary meta cannot carry this one's fields), or too long a method for the
+        // one-frame form.
         var request = request
         if request.meta.id == nil { request.meta.id = String(id) }
-        if let encoding = OneFrameEncoding(request, binaryMeta: binaryMeta) {
+        if let encoding = OneFrameEncoding(request, binaryMeta: false) {
             return try MDP.sendClientRequest(service: service, body: encoding, on: socket)
         }
         return try MDP.sendClientRequest(service: service, body: request.encode(oneFrame: true, binaryMeta: binaryMeta), on: socket)
