@@ -22,34 +22,41 @@ package struct OneFrameEncoding: Sendable {
     /// Nil when the request does not fit the one-frame form (a method over 255 bytes, a meta
     /// over 65 535): ``RequestBody/encode(oneFrame:binaryMeta:)`` then gives its three frames.
     package init?(_ body: RequestBody, binaryMeta: Bool) {
-        let methodCount = body.method.utf8.count
-        guard methodCount <= 255 else { return nil }
-        let binary = binaryMeta ? body.meta.binaryFields() : nil
-        self.init(
-            head: .method(body.method, count: methodCount), headCount: 1 + methodCount,
-            meta: binary.map(OneFrameBody.Meta.binary) ?? .bytes(body.meta.json()), payload: body.payload)
+        self.init(body, binary: binaryMeta ? body.meta.binaryFields() : nil)
     }
 
     /// A request whose binary meta carries `id` (its meta's own `id` is not read): nil when it
     /// does not fit the one-frame form with binary meta (see ``RequestMeta``'s binary fields).
     package init?(_ body: RequestBody, binaryID id: UInt64) {
-        let methodCount = body.method.utf8.count
-        guard methodCount <= 255, let binary = body.meta.binaryFields(id: id) else { return nil }
-        self.init(head: .method(body.method, count: methodCount), headCount: 1 + methodCount, meta: .binary(binary), payload: body.payload)
-    }
-
-    /// A reply whose binary meta carries `id` (its meta's own `id` is not read): nil when it
-    /// does not fit the one-frame form.
-    package init?(_ body: ReplyBody, binaryID id: UInt64) {
-        guard (100...999).contains(body.status), let binary = body.meta.binaryFields(id: id) else { return nil }
-        self.init(head: .status(body.status), headCount: 2, meta: .binary(binary), payload: body.payload)
+        guard let binary = body.meta.binaryFields(id: id) else { return nil }
+        self.init(body, binary: binary)
     }
 
     /// Nil when the reply does not fit the one-frame form (a status outside 100-999, a meta
     /// over 65 535): ``ReplyBody/encode(oneFrame:binaryMeta:)`` then gives its three frames.
     package init?(_ body: ReplyBody, binaryMeta: Bool) {
+        self.init(body, binary: binaryMeta ? body.meta.binaryFields() : nil)
+    }
+
+    /// A reply whose binary meta carries `id` (its meta's own `id` is not read): nil when it
+    /// does not fit the one-frame form with binary meta.
+    package init?(_ body: ReplyBody, binaryID id: UInt64) {
+        guard let binary = body.meta.binaryFields(id: id) else { return nil }
+        self.init(body, binary: binary)
+    }
+
+    /// A request with these binary meta fields, or with its meta as JSON (nil fields).
+    private init?(_ body: RequestBody, binary: BinaryMeta.Fields?) {
+        let methodCount = body.method.utf8.count
+        guard methodCount <= 255 else { return nil }
+        self.init(
+            head: .method(body.method, count: methodCount), headCount: 1 + methodCount,
+            meta: binary.map(OneFrameBody.Meta.binary) ?? .bytes(body.meta.json()), payload: body.payload)
+    }
+
+    /// A reply with these binary meta fields, or with its meta as JSON (nil fields).
+    private init?(_ body: ReplyBody, binary: BinaryMeta.Fields?) {
         guard (100...999).contains(body.status) else { return nil }
-        let binary = binaryMeta ? body.meta.binaryFields() : nil
         self.init(
             head: .status(body.status), headCount: 2, meta: binary.map(OneFrameBody.Meta.binary) ?? .bytes(body.meta.json()), payload: body.payload)
     }

@@ -32,9 +32,9 @@ package final class ZMQSocket {
     /// handed out as that array again instead of a new one: on a request-plane socket the
     /// 7/MDP headers (`MDPC01`, `MDPW01`, the command byte), a busy peer's routing id and a
     /// service's name repeat on nearly every message, and each would be an allocation and a
-    /// free. Two per position because the kernel's
-    /// ROUTER interleaves two shapes, client requests and worker replies. Confined to the
-    /// socket's thread like `handle`, changed in place only.
+    /// free. Two per position because the kernel's ROUTER interleaves two shapes, client
+    /// requests and worker replies. Confined to the socket's thread like `handle`, changed in
+    /// place only.
     @exclusivity(unchecked) private var recentFrames = [[UInt8]](repeating: [], count: 2 * ZMQSocket.recentPositions)
     /// Bit `position`: which of the two `recentFrames` slots at `position` was used last
     /// (0: `2 * position`, 1: `2 * position + 1`).

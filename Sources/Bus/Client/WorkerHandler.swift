@@ -50,7 +50,8 @@ final class WorkerHandler: IOHandler {
     /// their order.
     let answerNow: (@Sendable (inout WorkerRequest) -> ReplyEncoding?)?
     /// With `answerNow`: the same for a request in the one-frame form, decoded where it was
-    /// received (the `Bool`: its meta is binary, and so the reply's).
+    /// received (the `UInt64?`: the id of its binary meta, nil for JSON meta; the reply's meta
+    /// takes the same form).
     let answerInPlace: (@Sendable (RequestBody, UInt64?, MonotonicTime) -> InPlaceAnswer)?
     /// The method and caller of the last request read in place.
     private var texts = RequestBody.Texts()

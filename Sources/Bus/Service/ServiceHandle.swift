@@ -97,9 +97,10 @@ public final class ServiceHandle: Sendable {
         guard let reply = service.runNow(prepared, instance: client.instance, logger: client.logger) else { return .later(prepared) }
         counters.withLock { $0.handled += 1 }
         // The reply's meta has the request's id (`BusService` copies it): in binary meta it goes
-        // as the number it was read as, not parsed back from its text.
+        // as the number it was read as, not parsed back from its text. Otherwise JSON meta (or a
+        // `from` too long for binary meta), or three frames for a status out of the form's range.
         if let binaryID, let encoding = OneFrameEncoding(reply, binaryID: binaryID) { return .reply(.oneFrame(encoding)) }
-        if let encoding = OneFrameEncoding(reply, binaryMeta: binaryID != nil) { return .reply(.oneFrame(encoding)) }
+        if let encoding = OneFrameEncoding(reply, binaryMeta: false) { return .reply(.oneFrame(encoding)) }
         return .reply(.frames(reply.encode(oneFrame: true, binaryMeta: binaryID != nil)))
     }
 
