@@ -13,15 +13,15 @@ import Foundation
 /// A `Broker` is therefore not copied: the kernel loop owns one, each test makes its own.
 public struct Broker {
     /// What the shell around the broker must do.
-    public enum Action: Equatable, Sendable {
+    public enum Action: Equatable {
         /// Send these frames on the ROUTER (the first frame is the peer's routing id).
         case send(Frames)
         /// Send a 7/MDP REQUEST to a worker, ``MDP/request(to:client:body:)``: the shell writes
         /// it frame by frame, without a list.
-        case request(worker: [UInt8], client: [UInt8], body: Frames)
+        case request(worker: [UInt8], client: [UInt8], body: MessageBody)
         /// Send a reply to a client, ``MDP/clientReply(to:serviceFrame:body:)``: the shell
         /// writes it frame by frame, without a list.
-        case reply(client: [UInt8], serviceFrame: [UInt8], body: Frames)
+        case reply(client: [UInt8], serviceFrame: [UInt8], body: MessageBody)
         /// Publish a kernel event.
         case publish(topic: String, payload: [UInt8])
         /// A request for the kernel's own service (`bus`): answer it with ``clientReply``.
@@ -33,8 +33,8 @@ public struct Broker {
         public var frames: Frames? {
             switch self {
             case .send(let frames): frames
-            case .request(let worker, let client, let body): MDP.request(to: worker, client: client, body: body)
-            case .reply(let client, let serviceFrame, let body): MDP.clientReply(to: client, serviceFrame: serviceFrame, body: body)
+            case .request(let worker, let client, let body): MDP.request(to: worker, client: client, body: body.frames)
+            case .reply(let client, let serviceFrame, let body): MDP.clientReply(to: client, serviceFrame: serviceFrame, body: body.frames)
             case .publish, .kernelRequest, .rejected: nil
             }
         }
@@ -71,14 +71,14 @@ public struct Broker {
 
     struct Pending {
         var client: [UInt8]
-        var body: Frames
+        var body: MessageBody
         var received: MonotonicTime
         var deadline: MonotonicTime
     }
 
     struct InFlight {
         var client: [UInt8]
-        var body: Frames
+        var body: MessageBody
         var dispatched: MonotonicTime
     }
 
@@ -174,17 +174,17 @@ public struct Broker {
             // A client that speaks MDPC01 but broke the rest gets an answer, not silence.
             if frames.count >= 3, frames[1].isEmpty, frames[2] == MDP.client, let id = frames.first {
                 let reply = ReplyBody.error(400, code: "malformed", message: error.description, id: nil, from: "kernel")
-                actions.append(.reply(client: id, serviceFrame: [], body: reply.encode(answering: Array(frames.dropFirst(4)))))
+                actions.append(.reply(client: id, serviceFrame: [], body: .frames(reply.encode(answering: Array(frames.dropFirst(4))))))
             }
             return
         }
         switch MDP.inbound(consume frames, shape) {
         case .clientRequest(let client, let service, let body):
-            clientRequest(client: client, service: service, body: body, now: now, into: &actions)
+            clientRequest(client: client, service: service, body: .frames(body), now: now, into: &actions)
         case .ready(let sender, let service, let metadata):
             ready(sender: sender, service: service, metadata: metadata, now: now, into: &actions)
         case .reply(let sender, let client, let body):
-            reply(sender: sender, client: client, body: body, now: now, into: &actions)
+            reply(sender: sender, client: client, body: .frames(body), now: now, into: &actions)
         case .heartbeat(let sender):
             guard let worker = worker(sender) else {
                 actions.append(.send(MDP.command(to: sender, .disconnect)))
@@ -194,6 +194,26 @@ public struct Broker {
             worker.lastSeen = now
         case .disconnect(let sender):
             disconnect(sender: sender, now: now, into: &actions)
+        }
+    }
+
+    /// ``receive(_:now:into:)`` for a message whose last frame, `last`, is still in the message
+    /// libzmq received it in (`frames` holds the frames before it;
+    /// ``ZMQSocket/receive(dontWait:property:lastAsMessage:)``): the one-frame body of a client
+    /// request or of a worker's reply is routed in it, and sent on without a copy. Any other
+    /// message gets its last frame as an array and is handled as ``receive(_:now:into:)`` does.
+    public mutating func receive(_ frames: consuming Frames, last: ZMQMessage?, now: MonotonicTime, into actions: inout [Action]) {
+        guard let last else { return receive(frames, now: now, into: &actions) }
+        // Where the last frame is, for the checks of the message's shape (none reads a body).
+        frames.append([])
+        switch try? MDP.shape(frames) {
+        case .clientRequest(let service) where frames.count == 5:
+            clientRequest(client: frames[0], service: service, body: .message(last), now: now, into: &actions)
+        case .reply where frames.count == 7:
+            reply(sender: frames[0], client: frames[4], body: .message(last), now: now, into: &actions)
+        default:
+            frames[frames.count - 1] = last.bytes
+            receive(frames, now: now, into: &actions)
         }
     }
 
@@ -239,15 +259,16 @@ public struct Broker {
                     reply = .error(
                         504, code: "timeout",
                         message: "no worker of service '\(name)' became free within \(waited) ms",
-                        id: RequestBody.peekMeta(pending.body)?.id, from: "kernel")
+                        id: RequestBody.peekMeta(pending.body.frames)?.id, from: "kernel")
                 } else {
                     reply = .error(
                         503, code: "no_such_service",
                         message: "no worker for service '\(name)' registered within \(waited) ms",
-                        id: RequestBody.peekMeta(pending.body)?.id, from: "kernel")
+                        id: RequestBody.peekMeta(pending.body.frames)?.id, from: "kernel")
                 }
                 service.stats.record(status: reply.status, latencyNanos: nil, now: now)
-                actions.append(.reply(client: pending.client, serviceFrame: Array(name.utf8), body: reply.encode(answering: pending.body)))
+                actions.append(
+                    .reply(client: pending.client, serviceFrame: Array(name.utf8), body: .frames(reply.encode(answering: pending.body.frames))))
             }
             if service.queue.isEmpty && service.waiting.isEmpty
                 && !workers.values.contains(where: { $0.service == name })
@@ -333,25 +354,25 @@ public struct Broker {
         record.lastCounter = counter
     }
 
-    private mutating func clientRequest(client: [UInt8], service: String, body: Frames, now: MonotonicTime, into actions: inout [Action]) {
+    private mutating func clientRequest(client: [UInt8], service: String, body: MessageBody, now: MonotonicTime, into actions: inout [Action]) {
         if service == Self.kernelService {
-            actions.append(.kernelRequest(client: client, body: body))
+            actions.append(.kernelRequest(client: client, body: body.frames))
             return
         }
         if service.hasPrefix("mmi.") {
-            actions.append(.reply(client: client, serviceFrame: Array(service.utf8), body: [mmi(service: service, body: body)]))
+            actions.append(.reply(client: client, serviceFrame: Array(service.utf8), body: .frames([mmi(service: service, body: body.frames)])))
             return
         }
         // The request meta (JSON) is read only when needed: for a caller's first request (its
         // name, for the graph) and for a request that has to wait (its deadline).
         var meta: RequestMeta??
         func readMeta() -> RequestMeta? {
-            if meta == nil { meta = .some(RequestBody.peekMeta(body)) }
+            if meta == nil { meta = .some(RequestBody.peekMeta(body.frames)) }
             return meta!
         }
-        if let problem = RequestBody.binaryMetaProblem(body) {
+        if let problem = body.binaryMetaProblem {
             let reply = ReplyBody.error(400, code: "malformed", message: problem, id: nil, from: "kernel")
-            actions.append(.reply(client: client, serviceFrame: Array(service.utf8), body: reply.encode(answering: body)))
+            actions.append(.reply(client: client, serviceFrame: Array(service.utf8), body: .frames(reply.encode(answering: body.frames))))
             return
         }
         noteCall(client: client, caller: { readMeta()?.caller }, service: service)
@@ -363,7 +384,7 @@ public struct Broker {
                 message: "service '\(service)' has \(queued) requests queued; try later",
                 id: readMeta()?.id, from: "kernel")
             record.stats.record(status: 503, latencyNanos: nil, now: now)
-            actions.append(.reply(client: client, serviceFrame: Array(service.utf8), body: reply.encode(answering: body)))
+            actions.append(.reply(client: client, serviceFrame: Array(service.utf8), body: .frames(reply.encode(answering: body.frames))))
             return
         }
         record.queue.append(Pending(client: client, body: body, received: now, deadline: now.advanced(by: intervals.maxWait)))
@@ -372,7 +393,7 @@ public struct Broker {
             // It waits: until a little before the caller's own timeout (so it gets 503/504, not
             // silence), or the grace period when it gave none.
             var wait = intervals.defaultGrace
-            if let ms = meta == nil ? RequestBody.peekTimeoutMs(body) : readMeta()?.timeoutMs, ms > 0 {
+            if let ms = meta == nil ? body.timeoutMs : readMeta()?.timeoutMs, ms > 0 {
                 let timeout = Duration.milliseconds(ms).nanosecondsClamped
                 wait = timeout - min(250_000_000, timeout / 5)
             }
@@ -419,7 +440,7 @@ public struct Broker {
         dispatch(record, now: now, into: &actions)
     }
 
-    private mutating func reply(sender: [UInt8], client: [UInt8], body: Frames, now: MonotonicTime, into actions: inout [Action]) {
+    private mutating func reply(sender: [UInt8], client: [UInt8], body: MessageBody, now: MonotonicTime, into actions: inout [Action]) {
         guard let worker = worker(sender) else {
             actions.append(.send(MDP.command(to: sender, .disconnect)))
             actions.append(.rejected(reason: "REPLY from unknown worker \(WorkerInfo.hex(sender))"))
@@ -434,7 +455,7 @@ public struct Broker {
         }
         let inFlight = worker.inFlight.remove(at: index)
         let wasFull = worker.inFlight.count + 1 >= worker.credit
-        let status = ReplyBody.peekStatus(body)
+        let status = body.replyStatus
         worker.handled += 1
         if let status, status >= 500 { worker.failed += 1 }
         worker.expiry = now.advanced(by: intervals.expiry)
@@ -483,9 +504,10 @@ public struct Broker {
             let reply = ReplyBody.error(
                 503, code: "worker_lost",
                 message: "the worker of '\(worker.service)' handling this request went away (\(reason))",
-                id: RequestBody.peekMeta(inFlight.body)?.id, from: "kernel")
+                id: RequestBody.peekMeta(inFlight.body.frames)?.id, from: "kernel")
             worker.record.stats.record(status: 503, latencyNanos: now.nanoseconds(since: inFlight.dispatched), now: now)
-            actions.append(.reply(client: inFlight.client, serviceFrame: worker.serviceFrame, body: reply.encode(answering: inFlight.body)))
+            actions.append(
+                .reply(client: inFlight.client, serviceFrame: worker.serviceFrame, body: .frames(reply.encode(answering: inFlight.body.frames))))
         }
         let lastOfInstance = !workers.values.contains { $0.service == worker.service && $0.info.instance == worker.info.instance }
         if lastOfInstance {
@@ -535,8 +557,8 @@ public struct Broker {
             // A worker that did not say it reads binary meta gets JSON meta; one that did not say
             // it reads one-frame bodies gets the three frames.
             var body = pending.body
-            if !worker.readsBinaryMeta, let converted = RequestBody.withJSONMeta(body) { body = converted }
-            if !worker.readsOneFrame, let frames = RequestBody.threeFrames(body) { body = frames }
+            if !worker.readsBinaryMeta, let converted = RequestBody.withJSONMeta(body.frames) { body = .frames(converted) }
+            if !worker.readsOneFrame, let frames = RequestBody.threeFrames(body.frames) { body = .frames(frames) }
             actions.append(.request(worker: identity, client: pending.client, body: body))
             // Still room: back to the end of the line (round robin across workers).
             if worker.inFlight.count < worker.credit { service.waiting.append(worker) }

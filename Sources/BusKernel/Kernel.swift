@@ -241,12 +241,17 @@ final class KernelLoop {
             actions.removeAll(keepingCapacity: actions.capacity <= 1024)
             swap(&actions, &requestActions)
         }
+        // Without security, a request's or a reply's one-frame body stays in libzmq's message
+        // and is forwarded in it (``Broker/receive(_:last:now:into:)``); with it, the guard's
+        // policy reads the called method from the frames (``KernelGuard/checkRequest(_:identity:)``).
+        let bodyAsMessage = guardian == nil ? 4 : nil
         for _ in 0..<limit {
             let frames: Frames
+            let last: ZMQMessage?
             let userID: String?
             do {
-                guard let received = try router.receive(property: guardian == nil ? nil : "User-Id") else { return }
-                (frames, userID) = received
+                guard let received = try router.receive(property: guardian == nil ? nil : "User-Id", lastAsMessage: bodyAsMessage) else { return }
+                (frames, last, userID) = received
             } catch {
                 logger.error("router receive failed", metadata: ["error": error.description])
                 return
@@ -262,7 +267,7 @@ final class KernelLoop {
                 }
             }
             // The last use: the broker cuts the body from this list in place.
-            broker.receive(consume frames, now: .now, into: &actions)
+            broker.receive(consume frames, last: last, now: .now, into: &actions)
         }
     }
 
@@ -289,7 +294,9 @@ final class KernelLoop {
                 let reply = answerKernelRequest(body)
                 let serviceFrame = Array(Broker.kernelService.utf8)
                 let replyBody = reply.encode(answering: body)
-                sendRouter { () throws(ZMQError) in try MDP.sendClientReply(to: client, serviceFrame: serviceFrame, body: replyBody, on: router) }
+                sendRouter { () throws(ZMQError) in
+                    try MDP.sendClientReply(to: client, serviceFrame: serviceFrame, body: .frames(replyBody), on: router)
+                }
             case .rejected(let reason):
                 rejected += 1
                 if let suppressed = logLimiter.shouldLog("rejected:\(reason)", now: .now) {

@@ -157,7 +157,7 @@ package enum MDP {
     /// building the list, without waiting. False when the worker's queue is full, and then
     /// nothing was sent; throws `EHOSTUNREACH` (`ZMQ_ROUTER_MANDATORY`) when the worker is gone,
     /// also before anything was sent.
-    package static func sendRequest(to worker: [UInt8], client: [UInt8], body: Frames, on socket: ZMQSocket) throws(ZMQError) -> Bool {
+    package static func sendRequest(to worker: [UInt8], client: [UInt8], body: MessageBody, on socket: ZMQSocket) throws(ZMQError) -> Bool {
         // Only the first frame (the routing id) can fail: a ROUTER looks its peer up there and
         // queues the rest of the message atomically, or drops all of it if the peer's pipe
         // went away meanwhile (libzmq rolls a partial message back); nothing is half sent.
@@ -173,7 +173,7 @@ package enum MDP {
 
     /// Sends ``clientReply(to:serviceFrame:body:)``'s frames on the broker's ROUTER one by one
     /// without building the list; like ``sendRequest(to:client:body:on:)``.
-    package static func sendClientReply(to client: [UInt8], serviceFrame: [UInt8], body: Frames, on socket: ZMQSocket) throws(ZMQError) -> Bool {
+    package static func sendClientReply(to client: [UInt8], serviceFrame: [UInt8], body: MessageBody, on socket: ZMQSocket) throws(ZMQError) -> Bool {
         guard try socket.sendFrame(client, more: true, dontWait: true) else { return false }
         _ = try socket.sendFrame([], more: true, dontWait: true)
         _ = try socket.sendFrame(Self.client, more: true, dontWait: true)
@@ -183,10 +183,16 @@ package enum MDP {
     }
 
     @inline(__always)
-    private static func sendBody(_ body: Frames, on socket: ZMQSocket) throws(ZMQError) {
-        let last = body.count - 1
-        for index in body.indices {
-            _ = try socket.sendFrame(body[index], more: index < last, dontWait: true)
+    private static func sendBody(_ body: MessageBody, on socket: ZMQSocket) throws(ZMQError) {
+        switch body {
+        case .frames(let frames):
+            let last = frames.count - 1
+            for index in frames.indices {
+                _ = try socket.sendFrame(frames[index], more: index < last, dontWait: true)
+            }
+        case .message(let message):
+            // Queued atomically with the first frame: libzmq never refuses the rest.
+            _ = try socket.send(message, more: false)
         }
     }
 

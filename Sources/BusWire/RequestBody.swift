@@ -73,6 +73,11 @@ public struct RequestBody: Equatable, Sendable {
 
     /// The parts of a one-frame request body, as ranges of `frame`; nil when it is truncated.
     static func oneFrameParts(_ frame: [UInt8]) -> (method: Range<Int>, meta: Range<Int>, payload: Range<Int>)? {
+        frame.withUnsafeBytes(oneFrameParts)
+    }
+
+    /// ``oneFrameParts(_:)`` of a frame read in place.
+    static func oneFrameParts(_ frame: UnsafeRawBufferPointer) -> (method: Range<Int>, meta: Range<Int>, payload: Range<Int>)? {
         guard frame.count >= 2, frame[0] == OneFrameBody.marker else { return nil }
         let methodEnd = 2 + Int(frame[1])
         guard let rest = OneFrameBody.split(frame, headEnd: methodEnd) else { return nil }
@@ -109,6 +114,19 @@ public struct RequestBody: Equatable, Sendable {
         return BinaryMeta.problem(meta, of: "request", text: "caller")
     }
 
+    /// ``binaryMetaProblem(_:)`` of a one-frame body, `frame` (the body's only frame), read in
+    /// place.
+    package static func binaryMetaProblem(frame: UnsafeRawBufferPointer) -> String? {
+        guard let meta = oneFrameMeta(frame), meta.first == BinaryMeta.tag else { return nil }
+        return BinaryMeta.problem(meta, of: "request", text: "caller")
+    }
+
+    /// The meta part of a body whose only frame is `frame`, when that is a one-frame body (nil
+    /// when it is not one, or truncated).
+    private static func oneFrameMeta(_ frame: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        oneFrameParts(frame).map { UnsafeRawBufferPointer(rebasing: frame[$0.meta]) }
+    }
+
     /// The meta part of a request body in either form (nil when there is none, or the one-frame
     /// body is truncated).
     private static func metaBytes(_ body: Frames) -> ArraySlice<UInt8>? {
@@ -123,9 +141,14 @@ public struct RequestBody: Equatable, Sendable {
     /// of binary meta: the kernel asks for every request that has to wait.
     package static func peekTimeoutMs(_ body: Frames) -> Int? {
         guard let meta = metaBytes(body), meta.first == BinaryMeta.tag else { return peekMeta(body)?.timeoutMs }
-        guard BinaryMeta.problem(meta, of: "request", text: "caller") == nil else { return nil }
-        let timeout = BinaryMeta.value(meta)
-        return timeout == 0 ? nil : Int(timeout)
+        return meta.withUnsafeBytes(BinaryMeta.timeoutMs)
+    }
+
+    /// ``peekTimeoutMs(_:)`` of a body whose only frame is `frame`, read in place when its
+    /// meta is binary; nil when its meta is not (JSON meta is read from frames instead).
+    package static func peekBinaryTimeoutMs(frame: UnsafeRawBufferPointer) -> Int?? {
+        guard let meta = oneFrameMeta(frame), meta.first == BinaryMeta.tag else { return nil }
+        return .some(BinaryMeta.timeoutMs(meta))
     }
 
     /// A one-frame request body as the three frames `[method][meta][payload]` (for a worker
@@ -402,6 +425,11 @@ enum OneFrameBody {
     /// The meta and payload of a one-frame body whose head ends at byte `headEnd`, as ranges of
     /// `frame`; nil when its lengths run past its end.
     static func split(_ frame: [UInt8], headEnd: Int) -> (meta: Range<Int>, payload: Range<Int>)? {
+        frame.withUnsafeBytes { split($0, headEnd: headEnd) }
+    }
+
+    /// ``split(_:headEnd:)`` of a frame read in place.
+    static func split(_ frame: UnsafeRawBufferPointer, headEnd: Int) -> (meta: Range<Int>, payload: Range<Int>)? {
         guard frame.count >= headEnd + 2 else { return nil }
         let metaEnd = headEnd + 2 + (Int(frame[headEnd]) << 8 | Int(frame[headEnd + 1]))
         guard frame.count >= metaEnd else { return nil }
@@ -498,19 +526,36 @@ package enum BinaryMeta {
     /// Why binary meta (`bytes` starts with the tag) cannot be read; nil when it can, or when
     /// `bytes` is not binary meta.
     static func problem(_ bytes: ArraySlice<UInt8>, of kind: String, text: String) -> String? {
+        bytes.withUnsafeBytes { problem($0, of: kind, text: text) }
+    }
+
+    /// ``problem(_:of:text:)`` of meta read in place.
+    static func problem(_ bytes: UnsafeRawBufferPointer, of kind: String, text: String) -> String? {
         guard bytes.first == tag else { return nil }
         guard bytes.count >= 14 else { return "binary \(kind) meta is \(bytes.count) bytes, shorter than its 14 fixed ones" }
-        let count = Int(bytes[bytes.startIndex + 13])
+        let count = Int(bytes[13])
         guard bytes.count == 14 + count else { return "binary \(kind) meta is \(bytes.count) bytes, not 14 + its \(text)'s \(count)" }
-        let valid = bytes[(bytes.startIndex + 14)...].withUnsafeBufferPointer(UTF8Text.isValid)
+        let valid = UTF8Text.isValid(UnsafeBufferPointer(rebasing: bytes.assumingMemoryBound(to: UInt8.self)[14...]))
         return valid ? nil : "the \(text) in binary \(kind) meta is not UTF-8"
     }
 
     /// The u32 after the id (`timeout_ms` or `elapsed_us`) of binary meta whose length was checked.
     static func value(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        bytes.withUnsafeBytes(value)
+    }
+
+    /// ``value(_:)`` of meta read in place.
+    static func value(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var value: UInt32 = 0
-        for i in 9...12 { value = value << 8 | UInt32(bytes[bytes.startIndex + i]) }
+        for i in 9...12 { value = value << 8 | UInt32(bytes[i]) }
         return value
+    }
+
+    /// The `timeout_ms` of binary request meta (nil when it gives none, or cannot be read).
+    static func timeoutMs(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        guard problem(bytes, of: "request", text: "caller") == nil else { return nil }
+        let timeout = value(bytes)
+        return timeout == 0 ? nil : Int(timeout)
     }
 
     static func request(_ bytes: ArraySlice<UInt8>) -> RequestMeta? {

@@ -252,6 +252,32 @@ package final class ZMQSocket {
         return true
     }
 
+    /// Sends `message` as one frame without waiting and without copying its bytes: libzmq gets
+    /// a second reference to its buffer (``ZMQMessage/copy()``), and `message` keeps its bytes.
+    /// False on `EAGAIN`.
+    package func send(_ message: ZMQMessage, more: Bool) throws(ZMQError) -> Bool {
+        var msg = zmq_msg_t()
+        zmq_msg_init(&msg)
+        message.withMessage { original in
+            // Fails only for a message that is not one (EFAULT).
+            precondition(zmq_msg_copy(&msg, original) == 0, "zmq_msg_copy: \(zmq_errno())")
+        }
+        let raw = self.raw
+        needsEventCheck = true
+        let flags = ZMQ_DONTWAIT | (more ? ZMQ_SNDMORE : 0)
+        do {
+            // A sent message belongs to libzmq; one that was not is still ours to close.
+            guard try zmqCall("zmq_msg_send(\(endpoint))", { zmq_msg_send(&msg, raw, flags) }) != nil else {
+                zmq_msg_close(&msg)
+                return false
+            }
+        } catch {
+            zmq_msg_close(&msg)
+            throw error
+        }
+        return true
+    }
+
     /// The frame sends above: `send` calls `zmq_send` with the socket and the flags.
     @inline(__always)
     private func sendFrame(more: Bool, dontWait: Bool, _ send: (UnsafeMutableRawPointer, Int32) -> Int32) throws(ZMQError) -> Bool {
@@ -273,6 +299,21 @@ package final class ZMQSocket {
     ) throws(ZMQError)
         -> (frames: Frames, property: String?)?
     {
+        guard let received = try receive(dontWait: dontWait, property: property, lastAsMessage: nil) else { return nil }
+        return (received.frames, received.property)
+    }
+
+    /// Receives one multipart message and a connection property of its frames, like
+    /// ``receive(dontWait:property:)``; when `lastAsMessage` is given, a last frame at that
+    /// position or later and over ``ZMQMessage/sharedBufferLimit`` (a large body) is not copied
+    /// into an array: it comes back as `last`, in the message libzmq received it in, and
+    /// `frames` holds the frames before it. A smaller frame is copied: kept as a message, it
+    /// could hold a buffer libzmq shares with the messages read with it.
+    package func receive(
+        dontWait: Bool = true, property: String?, lastAsMessage: Int?
+    ) throws(ZMQError)
+        -> (frames: Frames, last: ZMQMessage?, property: String?)?
+    {
         var frames: Frames = []
         frames.reserveCapacity(8)
         var value: String?
@@ -281,7 +322,7 @@ package final class ZMQSocket {
         defer { zmq_msg_close(&msg) }
         let raw = self.raw
         needsEventCheck = true
-        repeat {
+        while true {
             let flags: Int32 = (dontWait && frames.isEmpty) ? ZMQ_DONTWAIT : 0
             guard try zmqCall("zmq_msg_recv(\(endpoint))", { zmq_msg_recv(&msg, raw, flags) }) != nil else {
                 // EAGAIN: libzmq processed its commands and found nothing; its descriptor
@@ -289,15 +330,23 @@ package final class ZMQSocket {
                 needsEventCheck = !frames.isEmpty
                 return nil
             }
-            let size = zmq_msg_size(&msg)
-            frames.append(size == 0 ? [] : frame(UnsafeRawBufferPointer(start: zmq_msg_data(&msg)!, count: size), at: frames.count))
             // A ROUTER's routing-id frame is made locally and has no connection metadata: take
             // the property from the first frame that has it.
             if value == nil, let property, let cString = zmq_msg_gets(&msg, property) {
                 value = String(cString: cString)
             }
-        } while zmq_msg_more(&msg) == 1
-        return (frames, value)
+            let size = zmq_msg_size(&msg)
+            let isLast = zmq_msg_more(&msg) != 1
+            if isLast, let position = lastAsMessage, frames.count >= position, size > ZMQMessage.sharedBufferLimit {
+                let last = ZMQMessage()
+                // Fails only for a message that is not one (EFAULT).
+                let rc = last.withMessage { zmq_msg_move($0, &msg) }
+                precondition(rc == 0, "zmq_msg_move: \(zmq_errno())")
+                return (frames, last, value)
+            }
+            frames.append(size == 0 ? [] : frame(UnsafeRawBufferPointer(start: zmq_msg_data(&msg)!, count: size), at: frames.count))
+            if isLast { return (frames, nil, value) }
+        }
     }
 
     /// The frame at `position` of a message this socket received, as an array: a small frame

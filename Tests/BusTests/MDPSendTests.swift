@@ -14,21 +14,25 @@ struct MDPSendTests {
             let large = [UInt8](repeating: 0x62, count: 300)
             let bodies: [Frames] = [[Array("echo".utf8), [], large], [large], []]
             for body in bodies {
-                #expect(try MDP.sendRequest(to: peerID, client: client, body: body, on: router))
-                let request = try #require(try peer.receive(dontWait: false))
-                #expect(request == Array(MDP.request(to: peerID, client: client, body: body).dropFirst()))
+                // As frames, and a one-frame body also in a message.
+                let forms: [MessageBody] = body.count == 1 ? [.frames(body), .message(ZMQMessage(large))] : [.frames(body)]
+                for form in forms {
+                    #expect(try MDP.sendRequest(to: peerID, client: client, body: form, on: router))
+                    let request = try #require(try peer.receive(dontWait: false))
+                    #expect(request == Array(MDP.request(to: peerID, client: client, body: body).dropFirst()))
 
-                let serviceFrame = Array("echo".utf8)
-                #expect(try MDP.sendClientReply(to: peerID, serviceFrame: serviceFrame, body: body, on: router))
-                let reply = try #require(try peer.receive(dontWait: false))
-                #expect(reply == Array(MDP.clientReply(to: peerID, serviceFrame: serviceFrame, body: body).dropFirst()))
+                    let serviceFrame = Array("echo".utf8)
+                    #expect(try MDP.sendClientReply(to: peerID, serviceFrame: serviceFrame, body: form, on: router))
+                    let reply = try #require(try peer.receive(dontWait: false))
+                    #expect(reply == Array(MDP.clientReply(to: peerID, serviceFrame: serviceFrame, body: body).dropFirst()))
+                }
             }
         }
     }
 
     @Test func sendToAGonePeer_throwsUnroutable_andSendsNothing() throws {
         try withKnownPeer(Array("peer-2".utf8)) { router, peer, peerID in
-            let body: Frames = [Array("echo".utf8), [], Array("{}".utf8)]
+            let body: MessageBody = .frames([Array("echo".utf8), [], Array("{}".utf8)])
             #expect(throws: ZMQError.self) {
                 try MDP.sendRequest(to: Array("nobody".utf8), client: [1], body: body, on: router)
             }
@@ -38,7 +42,27 @@ struct MDPSendTests {
             // Nothing of the refused messages is pending on the ROUTER: the next one goes out whole.
             #expect(try MDP.sendClientReply(to: peerID, serviceFrame: Array("echo".utf8), body: body, on: router))
             let reply = try #require(try peer.receive(dontWait: false))
-            #expect(reply == Array(MDP.clientReply(to: peerID, serviceFrame: Array("echo".utf8), body: body).dropFirst()))
+            #expect(reply == Array(MDP.clientReply(to: peerID, serviceFrame: Array("echo".utf8), body: body.frames).dropFirst()))
+        }
+    }
+
+    /// A message body keeps its bytes when a send was refused and after it was sent (libzmq
+    /// took a reference to its buffer, not the message): the kernel answers an error in the form
+    /// of a request it already sent.
+    @Test func messageBody_keepsItsBytes_whenRefused_andWhenSent() throws {
+        try withKnownPeer(Array("peer-3".utf8)) { router, peer, peerID in
+            let bytes = [UInt8](repeating: 0x63, count: 4096)
+            let message = ZMQMessage(bytes)
+            #expect(throws: ZMQError.self) {
+                try MDP.sendClientReply(to: Array("nobody".utf8), serviceFrame: Array("echo".utf8), body: .message(message), on: router)
+            }
+            #expect(message.bytes == bytes)
+            for _ in 0..<2 {
+                #expect(try MDP.sendClientReply(to: peerID, serviceFrame: Array("echo".utf8), body: .message(message), on: router))
+                let reply = try #require(try peer.receive(dontWait: false))
+                #expect(reply.last == bytes)
+                #expect(message.bytes == bytes)
+            }
         }
     }
 

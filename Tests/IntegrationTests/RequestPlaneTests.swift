@@ -21,6 +21,29 @@ struct RequestPlaneTests {
         }
     }
 
+    /// The kernel forwards one-frame bodies in the messages libzmq received them in, and keeps a
+    /// copy of a small request while it waits or is in flight: bodies of every size arrive
+    /// intact, in both directions, with most of the calls waiting for the one-at-a-time worker.
+    @Test func bodiesOfEverySize_crossTheKernelIntact() async throws {
+        try await Harness.with { h in
+            try await h.startTestService()
+            let bus = h.client()
+            let sizes = [0, 1, 32, 33, 100, 8_000, 8_192, 8_300, 100_000, 900_000]
+            let calls = sizes + sizes.reversed()
+            func payload(_ k: Int) -> [UInt8] { (0..<calls[k]).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ k) } }
+            let replies = try await withThrowingTaskGroup(of: (Int, ReplyBody).self) { group in
+                for k in calls.indices {
+                    group.addTask { (k, try await bus.call("testsvc", "echo", payload: payload(k), timeout: .seconds(20))) }
+                }
+                return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+            for k in calls.indices {
+                #expect(replies[k]?.status == 200, "call \(k), \(calls[k]) bytes")
+                #expect(replies[k]?.payload == payload(k), "call \(k), \(calls[k]) bytes")
+            }
+        }
+    }
+
     /// A call with a trace id (which binary meta cannot carry) goes with JSON meta, its request
     /// number written as the id's text; it is matched by that number, beside calls in binary meta.
     @Test func callWithJSONMeta_isMatchedByItsNumber_besideBinaryMetaCalls() async throws {
