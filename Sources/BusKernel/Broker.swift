@@ -174,7 +174,7 @@ public struct Broker {
             // A client that speaks MDPC01 but broke the rest gets an answer, not silence.
             if frames.count >= 3, frames[1].isEmpty, frames[2] == MDP.client, let id = frames.first {
                 let reply = ReplyBody.error(400, code: "malformed", message: error.description, id: nil, from: "kernel")
-                actions.append(.reply(client: id, serviceFrame: [], body: .frames(reply.encode(answering: Array(frames.dropFirst(4))))))
+                actions.append(Self.errorReply(reply, to: id, serviceFrame: [], answering: Array(frames.dropFirst(4))))
             }
             return
         }
@@ -204,7 +204,10 @@ public struct Broker {
     /// message gets its last frame as an array and is handled as ``receive(_:now:into:)`` does.
     public mutating func receive(_ frames: consuming Frames, last: ZMQMessage?, now: MonotonicTime, into actions: inout [Action]) {
         guard let last else { return receive(frames, now: now, into: &actions) }
-        // Where the last frame is, for the checks of the message's shape (none reads a body).
+        // An empty frame where the last one is, for the checks of the message's shape. No shape
+        // reads a client request's or a reply's body; where the empty frame stands for a header
+        // (a READY's service name, a short REPLY's delimiter), the shape or the count is not one
+        // of the two below, and the message is handled again with its real last frame.
         frames.append([])
         switch try? MDP.shape(frames) {
         case .clientRequest(let service) where frames.count == 5:
@@ -268,7 +271,7 @@ public struct Broker {
                 }
                 service.stats.record(status: reply.status, latencyNanos: nil, now: now)
                 actions.append(
-                    .reply(client: pending.client, serviceFrame: Array(name.utf8), body: .frames(reply.encode(answering: pending.body.frames))))
+                    Self.errorReply(reply, to: pending.client, serviceFrame: Array(name.utf8), answering: pending.body.frames))
             }
             if service.queue.isEmpty && service.waiting.isEmpty
                 && !workers.values.contains(where: { $0.service == name })
@@ -278,6 +281,12 @@ public struct Broker {
                 if lastService?.name == name { lastService = nil }
             }
         }
+    }
+
+    /// `reply` (an error the broker answers itself) to `client`, in the form of the request whose
+    /// body is `request`.
+    private static func errorReply(_ reply: ReplyBody, to client: [UInt8], serviceFrame: [UInt8], answering request: Frames) -> Action {
+        .reply(client: client, serviceFrame: serviceFrame, body: .frames(reply.encode(answering: request)))
     }
 
     /// When the shell should call ``tick(now:)`` next.
@@ -372,7 +381,7 @@ public struct Broker {
         }
         if let problem = body.binaryMetaProblem {
             let reply = ReplyBody.error(400, code: "malformed", message: problem, id: nil, from: "kernel")
-            actions.append(.reply(client: client, serviceFrame: Array(service.utf8), body: .frames(reply.encode(answering: body.frames))))
+            actions.append(Self.errorReply(reply, to: client, serviceFrame: Array(service.utf8), answering: body.frames))
             return
         }
         noteCall(client: client, caller: { readMeta()?.caller }, service: service)
@@ -384,7 +393,7 @@ public struct Broker {
                 message: "service '\(service)' has \(queued) requests queued; try later",
                 id: readMeta()?.id, from: "kernel")
             record.stats.record(status: 503, latencyNanos: nil, now: now)
-            actions.append(.reply(client: client, serviceFrame: Array(service.utf8), body: .frames(reply.encode(answering: body.frames))))
+            actions.append(Self.errorReply(reply, to: client, serviceFrame: Array(service.utf8), answering: body.frames))
             return
         }
         record.queue.append(Pending(client: client, body: body, received: now, deadline: now.advanced(by: intervals.maxWait)))
@@ -507,7 +516,7 @@ public struct Broker {
                 id: RequestBody.peekMeta(inFlight.body.frames)?.id, from: "kernel")
             worker.record.stats.record(status: 503, latencyNanos: now.nanoseconds(since: inFlight.dispatched), now: now)
             actions.append(
-                .reply(client: inFlight.client, serviceFrame: worker.serviceFrame, body: .frames(reply.encode(answering: inFlight.body.frames))))
+                Self.errorReply(reply, to: inFlight.client, serviceFrame: worker.serviceFrame, answering: inFlight.body.frames))
         }
         let lastOfInstance = !workers.values.contains { $0.service == worker.service && $0.info.instance == worker.info.instance }
         if lastOfInstance {
@@ -555,10 +564,22 @@ public struct Broker {
             let pending = service.queue.removeFirst()
             worker.inFlight.append(InFlight(client: pending.client, body: pending.body, dispatched: now))
             // A worker that did not say it reads binary meta gets JSON meta; one that did not say
-            // it reads one-frame bodies gets the three frames.
+            // it reads one-frame bodies gets the three frames (a body in a message read as frames
+            // once, for either).
             var body = pending.body
-            if !worker.readsBinaryMeta, let converted = RequestBody.withJSONMeta(body.frames) { body = .frames(converted) }
-            if !worker.readsOneFrame, let frames = RequestBody.threeFrames(body.frames) { body = .frames(frames) }
+            if !worker.readsBinaryMeta || !worker.readsOneFrame {
+                var frames = body.frames
+                var changed = false
+                if !worker.readsBinaryMeta, let converted = RequestBody.withJSONMeta(frames) {
+                    frames = converted
+                    changed = true
+                }
+                if !worker.readsOneFrame, let three = RequestBody.threeFrames(frames) {
+                    frames = three
+                    changed = true
+                }
+                if changed { body = .frames(frames) }
+            }
             actions.append(.request(worker: identity, client: pending.client, body: body))
             // Still room: back to the end of the line (round robin across workers).
             if worker.inFlight.count < worker.credit { service.waiting.append(worker) }

@@ -241,9 +241,10 @@ final class KernelLoop {
             actions.removeAll(keepingCapacity: actions.capacity <= 1024)
             swap(&actions, &requestActions)
         }
-        // Without security, a request's or a reply's one-frame body stays in libzmq's message
-        // and is forwarded in it (``Broker/receive(_:last:now:into:)``); with it, the guard's
-        // policy reads the called method from the frames (``KernelGuard/checkRequest(_:identity:)``).
+        // Without security, a request's or a reply's one-frame body over
+        // ``ZMQMessage/sharedBufferLimit`` stays in libzmq's message and is forwarded in it
+        // (``Broker/receive(_:last:now:into:)``); with it, the guard's policy reads the called
+        // method from the frames (``KernelGuard/checkRequest(_:identity:)``).
         let bodyAsMessage = guardian == nil ? 4 : nil
         for _ in 0..<limit {
             let frames: Frames

@@ -535,7 +535,7 @@ package enum BinaryMeta {
         guard bytes.count >= 14 else { return "binary \(kind) meta is \(bytes.count) bytes, shorter than its 14 fixed ones" }
         let count = Int(bytes[13])
         guard bytes.count == 14 + count else { return "binary \(kind) meta is \(bytes.count) bytes, not 14 + its \(text)'s \(count)" }
-        let valid = UTF8Text.isValid(UnsafeBufferPointer(rebasing: bytes.assumingMemoryBound(to: UInt8.self)[14...]))
+        let valid = UnsafeRawBufferPointer(rebasing: bytes[14...]).withMemoryRebound(to: UInt8.self, UTF8Text.isValid)
         return valid ? nil : "the \(text) in binary \(kind) meta is not UTF-8"
     }
 

@@ -12,10 +12,10 @@ public final class ZMQMessage: Equatable {
     @exclusivity(unchecked) private var message = zmq_msg_t()
 
     /// The largest message libzmq may receive into a buffer it shares with the messages read
-    /// with it (`ZMQ_IN_BATCH_SIZE`, 8 KiB by default, which the bus does not change): with
-    /// zero-copy receiving (libzmq's default), such a message points into that buffer (about
-    /// 18 KiB with a reference counter per message it can hold) and keeps all of it allocated
-    /// while it lives. A larger message is received into a buffer of its own.
+    /// with it (`ZMQ_IN_BATCH_SIZE`, libzmq's default, which the bus does not change): with
+    /// zero-copy receiving (libzmq's default), such a message points into that buffer (its data
+    /// and a reference counter per message it can hold) and keeps all of it allocated while it
+    /// lives. A larger message is received into a buffer of its own.
     package static let sharedBufferLimit = 8192
 
     /// An empty message.

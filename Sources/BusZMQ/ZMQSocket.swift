@@ -236,25 +236,12 @@ package final class ZMQSocket {
         var msg = zmq_msg_t()
         guard zmq_msg_init_size(&msg, count) == 0 else { throw ZMQError(code: zmq_errno(), call: "zmq_msg_init_size(\(count))") }
         if count > 0 { fill(UnsafeMutableRawBufferPointer(start: zmq_msg_data(&msg), count: count)) }
-        let raw = self.raw
-        needsEventCheck = true
-        let flags = ZMQ_DONTWAIT | (more ? ZMQ_SNDMORE : 0)
-        do {
-            // A sent message belongs to libzmq; one that was not is still ours to close.
-            guard try zmqCall("zmq_msg_send(\(endpoint))", { zmq_msg_send(&msg, raw, flags) }) != nil else {
-                zmq_msg_close(&msg)
-                return false
-            }
-        } catch {
-            zmq_msg_close(&msg)
-            throw error
-        }
-        return true
+        return try send(&msg, more: more)
     }
 
     /// Sends `message` as one frame without waiting and without copying its bytes: libzmq gets
-    /// a second reference to its buffer (``ZMQMessage/copy()``), and `message` keeps its bytes.
-    /// False on `EAGAIN`.
+    /// a second reference to its buffer (`zmq_msg_copy`), and `message` keeps its bytes. False
+    /// on `EAGAIN`.
     package func send(_ message: ZMQMessage, more: Bool) throws(ZMQError) -> Bool {
         var msg = zmq_msg_t()
         zmq_msg_init(&msg)
@@ -262,11 +249,16 @@ package final class ZMQSocket {
             // Fails only for a message that is not one (EFAULT).
             precondition(zmq_msg_copy(&msg, original) == 0, "zmq_msg_copy: \(zmq_errno())")
         }
+        return try send(&msg, more: more)
+    }
+
+    /// Sends `msg` with `zmq_msg_send` without waiting: sent, it belongs to libzmq; not sent
+    /// (`EAGAIN`: false, or an error), it is closed here.
+    private func send(_ msg: inout zmq_msg_t, more: Bool) throws(ZMQError) -> Bool {
         let raw = self.raw
         needsEventCheck = true
         let flags = ZMQ_DONTWAIT | (more ? ZMQ_SNDMORE : 0)
         do {
-            // A sent message belongs to libzmq; one that was not is still ours to close.
             guard try zmqCall("zmq_msg_send(\(endpoint))", { zmq_msg_send(&msg, raw, flags) }) != nil else {
                 zmq_msg_close(&msg)
                 return false

@@ -104,13 +104,52 @@ struct BrokerMessageBodyTests {
         #expect(reply.meta.id == "42")
     }
 
+    /// The deadline of a request that waits is read from its body in place (binary meta), or
+    /// from its JSON meta, for a caller the broker already knows (its first request reads the
+    /// whole meta for its name).
     @Test func queuedRequestInAMessage_waitsUntilJustBeforeItsOwnTimeout() {
-        var broker = Broker()
-        var ghost = clientRequest
-        ghost[3] = Array("ghost".utf8)
-        _ = receive(&broker, ghost, now: t0)
-        #expect(broker.tick(now: t0 + .milliseconds(1100)).compactMap(\.frames).filter { $0[0] == client }.isEmpty)
-        #expect(broker.tick(now: t0 + .milliseconds(1300)).compactMap(\.frames).filter { $0[0] == client }.count == 1)
+        for binaryMeta in [true, false] {
+            var broker = Broker()
+            let body = request.encode(oneFrame: true, binaryMeta: binaryMeta)
+            _ = receive(&broker, [client, [], MDP.client, Array("other".utf8)] + body, now: t0)
+            _ = receive(&broker, [client, [], MDP.client, Array("ghost".utf8)] + body, now: t0)
+            let early = broker.tick(now: t0 + .milliseconds(1100)).compactMap(\.frames).filter { $0[0] == client }
+            #expect(early.isEmpty, "binary meta: \(binaryMeta)")
+            let due = broker.tick(now: t0 + .milliseconds(1300)).compactMap(\.frames).filter { $0[0] == client }
+            #expect(due.count == 2, "binary meta: \(binaryMeta)")
+        }
+    }
+
+    /// Messages whose large last frame is not a one-frame body the broker routes as it came
+    /// give the same actions as when they are handed over as frames: a three-frame body, a
+    /// READY whose service name is the large frame, a REPLY short of its delimiter, the
+    /// kernel's own service and 8/MMI, and JSON meta for workers that read one-frame bodies or
+    /// neither form.
+    @Test func everyOtherMessage_givesTheSameActions_whetherItsLastFrameCameInAMessageOrNot() {
+        let large = [UInt8](repeating: 0x61, count: 9_000)
+        let threeFrames = request.encode()
+        let jsonMeta = request.encode(oneFrame: true)
+        let mmiBody = RequestBody(method: "echo", meta: RequestMeta(id: "1"), payload: large).encode(oneFrame: true, binaryMeta: true)
+        let sequences: [[Frames]] = [
+            [ready(oneFrame: true, binaryMeta: true), [client, [], MDP.client, Array("echo".utf8)] + threeFrames],
+            [[worker, [], MDP.worker, [MDP.Command.ready.rawValue], large]],
+            [ready(oneFrame: true, binaryMeta: true), clientRequest, [worker, [], MDP.worker, [MDP.Command.reply.rawValue], client, large]],
+            [[client, [], MDP.client, Array("bus".utf8)] + mmiBody],
+            [ready(oneFrame: true, binaryMeta: true), [client, [], MDP.client, Array("mmi.service".utf8)] + mmiBody],
+            [ready(oneFrame: nil, binaryMeta: nil), [client, [], MDP.client, Array("echo".utf8)] + jsonMeta],
+            [ready(oneFrame: true, binaryMeta: nil), [client, [], MDP.client, Array("echo".utf8)] + jsonMeta],
+            [ready(oneFrame: nil, binaryMeta: nil), clientRequest],
+            [ready(oneFrame: true, binaryMeta: nil), clientRequest],
+        ]
+        for (index, sequence) in sequences.enumerated() {
+            var byFrames = Broker()
+            var byMessage = Broker()
+            for frames in sequence {
+                let expected = byFrames.receive(frames, now: t0)
+                #expect(receive(&byMessage, frames, now: t0) == expected, "sequence \(index)")
+                #expect(!expected.isEmpty, "sequence \(index)")
+            }
+        }
     }
 
     /// The kernel's receive keeps a last frame at the body's position in a message only when
